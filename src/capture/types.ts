@@ -27,16 +27,18 @@ export interface CapturedClient {
   key?: string;
 }
 
-/** A frame as captured: text as is, binary as base64, anything over the cap as its size only. */
+/**
+ * A frame as captured: text as is, binary as bytes (inside the page) or base64
+ * (once it leaves the page), anything over the size cap as its first characters
+ * only, with `size` on the item.
+ */
 export type CapturedPayload =
   | { text: string }
+  | { bytes: Uint8Array }
   | { base64: string }
-  | { value: unknown }
-  | { omitted: true };
+  | { omitted: true; head: string };
 
 export type CapturedKind =
-  /** A client appeared: carries `client`. */
-  | 'client'
   | 'open'
   | 'close'
   | 'error'
@@ -60,9 +62,15 @@ export interface CapturedItem {
   payload?: CapturedPayload;
   /** Size of the original frame in bytes or UTF-16 units, recorded when the payload was capped. */
   size?: number;
-  client_info?: CapturedClient;
   /** Close code / reason, error text. */
   note?: string;
+  /** Engine.IO long-polling: the request URL (the panel reads the session id from it). */
+  url?: string;
+  /** postMessage: frame paths ('top', 'top/0', 'top/0/2') of the sender and of the receiver. */
+  from?: string;
+  to?: string;
+  /** The seq of the item this one answers (a receipt or acknowledgment through the direct hook). */
+  re?: number;
   /** True when this item was produced by the extension (an injected request) and never came from the app's peer. */
   injected?: boolean;
 }
@@ -71,3 +79,21 @@ export interface CapturedItem {
 export interface DropCounts {
   [clientId: string]: number;
 }
+
+/** Messages on the private MessageChannel between the page hook and the bridge. */
+export type HookToBridge =
+  | { type: 'items'; hook: string; items: CapturedItem[]; clients: CapturedClient[] }
+  | { type: 'state'; hook: string; drops: DropCounts; clients: CapturedClient[] };
+
+export type BridgeToHook =
+  /** Start (or stop) forwarding live items; on start, first replay what is buffered after the cursors. */
+  | { type: 'subscribe'; cursors: Cursors }
+  | { type: 'unsubscribe' };
+
+/** Last sequence number seen, keyed by `${hook}/${client}`. */
+export interface Cursors {
+  [hookAndClient: string]: number;
+}
+
+/** Marker on the one window message that hands the hook's MessagePort to the bridge. */
+export const HOOK_PORT_MARKER = '__ouiDevtoolsHookPort';

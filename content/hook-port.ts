@@ -1,0 +1,38 @@
+/**
+ * The hook's private line to the isolated-world bridge: a MessageChannel whose
+ * port is handed over once, at document_start, before any page script runs.
+ * The bridge takes the first such port and stops the message there, so no page
+ * listener ever sees it and no page can speak on this line later.
+ */
+import { HOOK_PORT_MARKER, type BridgeToHook, type HookToBridge } from '../src/capture/types.ts';
+import type { CaptureBuffer } from './capture-buffer.ts';
+
+export type CommandHandler = (message: Record<string, unknown>, reply: (m: Record<string, unknown>) => void) => void;
+
+export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler): void {
+  const { natives } = buffer;
+  const channel = new MessageChannel();
+  const port = channel.port1;
+  const send = (m: HookToBridge | Record<string, unknown>) => natives.portPost(port, m);
+
+  port.onmessage = (e: MessageEvent) => {
+    try {
+      const m = e.data as BridgeToHook | Record<string, unknown>;
+      if (!m || typeof m !== 'object') return;
+      if (m.type === 'subscribe') {
+        const cursors = (m as { cursors?: unknown }).cursors;
+        buffer.subscribe(cursors && typeof cursors === 'object' ? (cursors as Record<string, number>) : {}, {
+          items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),
+        });
+        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [] });
+      } else if (m.type === 'unsubscribe') {
+        buffer.unsubscribe();
+      } else if (onCommand) {
+        onCommand(m as Record<string, unknown>, send);
+      }
+    } catch {
+      // A command we cannot follow changes nothing in the page.
+    }
+  };
+  natives.postMessage({ [HOOK_PORT_MARKER]: buffer.hook }, '*', [channel.port2]);
+}

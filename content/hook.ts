@@ -1,0 +1,37 @@
+/**
+ * The page hook: runs in the page's own JS world at document_start, before any
+ * page script, in every frame. It taps the page's OUI transports and keeps what
+ * it saw in a bounded buffer until a panel asks for it.
+ *
+ * It runs inside every app it taps, so: it never throws into the app, never
+ * changes a frame's content, order or timing, never delivers anything to the
+ * app's listeners, and does only a copy and a timestamp on the hot path.
+ * Decoding happens on the panel side.
+ */
+import { createCaptureBuffer } from './capture-buffer.ts';
+import { tapWebSocket } from './taps/websocket.ts';
+import { tapPolling } from './taps/polling.ts';
+import { tapPostMessage } from './taps/post-message.ts';
+import { installDirectHook } from './taps/direct.ts';
+import { connectBridge } from './hook-port.ts';
+import { natives } from './natives.ts';
+
+function install(): void {
+  const buffer = createCaptureBuffer(natives);
+  tapWebSocket(buffer);
+  tapPolling(buffer);
+  tapPostMessage(buffer);
+  installDirectHook(buffer);
+  connectBridge(buffer);
+}
+
+const INSTALLED = Symbol.for('oui-devtools.hook');
+const w = window as unknown as Record<symbol, boolean>;
+if (!w[INSTALLED]) {
+  try {
+    Object.defineProperty(w, INSTALLED, { value: true });
+    install();
+  } catch {
+    // A hook that cannot install leaves the app exactly as it was.
+  }
+}

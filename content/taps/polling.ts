@@ -1,0 +1,122 @@
+/**
+ * Socket.IO's long-polling phase: Engine.IO over XMLHttpRequest and fetch. A
+ * default socket.io-client sends its first packets (often the surface
+ * registrations) this way before it upgrades to WebSocket. Only requests to an
+ * Engine.IO URL are looked at; every other request passes untouched.
+ */
+import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import type { CapturedClient } from '../../src/capture/types.ts';
+
+const ENGINE_URL = /[?&]EIO=\d/;
+
+export function tapPolling(buffer: CaptureBuffer): void {
+  const clients = new Map<string, CapturedClient>();
+
+  /** One client per Engine.IO endpoint; the panel splits sessions by the `sid` in each URL. */
+  function clientFor(url: string): CapturedClient {
+    const endpoint = url.split('?')[0]!;
+    let c = clients.get(endpoint);
+    if (!c) {
+      c = buffer.addClient('polling', endpoint);
+      clients.set(endpoint, c);
+    }
+    return c;
+  }
+
+  function recordBody(client: CapturedClient, url: string, dir: 'in' | 'out', body: unknown): void {
+    if (typeof body === 'string') {
+      if (body) buffer.record(client, 'frame', { dir, url, ...textPayload(body) });
+    } else if (body instanceof ArrayBuffer) {
+      buffer.record(client, 'frame', { dir, url, ...bytesPayload(new Uint8Array(body)) });
+    } else if (ArrayBuffer.isView(body)) {
+      buffer.record(client, 'frame', { dir, url, ...bytesPayload(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)) });
+    }
+  }
+
+  tapXhr(buffer, clientFor, recordBody);
+  tapFetch(clientFor, recordBody);
+}
+
+type ClientFor = (url: string) => CapturedClient;
+type RecordBody = (client: CapturedClient, url: string, dir: 'in' | 'out', body: unknown) => void;
+
+function absolute(url: unknown): string {
+  try {
+    return new URL(String(url), location.href).href;
+  } catch {
+    return String(url);
+  }
+}
+
+function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody): void {
+  const proto = window.XMLHttpRequest?.prototype;
+  if (!proto) return;
+  const urls = new WeakMap<XMLHttpRequest, string>();
+  const nativeOpen = proto.open;
+  const nativeSend = proto.send;
+
+  proto.open = function open(this: XMLHttpRequest, ...args: unknown[]) {
+    try {
+      const url = String(args[1]);
+      if (ENGINE_URL.test(url)) urls.set(this, absolute(url));
+      else urls.delete(this);
+    } catch {
+      // Not ours to look at.
+    }
+    return (nativeOpen as (...a: unknown[]) => void).apply(this, args);
+  } as typeof proto.open;
+
+  proto.send = function send(this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
+    const result = nativeSend.call(this, body);
+    const url = urls.get(this);
+    if (url) {
+      try {
+        const client = clientFor(url);
+        recordBody(client, url, 'out', body);
+        const xhr = this;
+        buffer.natives.listen(xhr, 'load', () => {
+          try {
+            const type = xhr.responseType;
+            recordBody(client, url, 'in', type === '' || type === 'text' ? xhr.responseText : xhr.response);
+          } catch {
+            // An unreadable response is not captured.
+          }
+        });
+      } catch {
+        // The request is already on its way.
+      }
+    }
+    return result;
+  };
+}
+
+function tapFetch(clientFor: ClientFor, recordBody: RecordBody): void {
+  const nativeFetch = window.fetch;
+  if (typeof nativeFetch !== 'function') return;
+  const fetch = function fetch(this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+    const promise = nativeFetch.call(this ?? window, input, init);
+    try {
+      const raw = input instanceof Request ? input.url : String(input);
+      if (ENGINE_URL.test(raw)) {
+        const url = absolute(raw);
+        const client = clientFor(url);
+        recordBody(client, url, 'out', init?.body);
+        // A side branch: the app's own promise is returned untouched.
+        promise.then(
+          (res) => {
+            try {
+              res.clone().text().then((text) => recordBody(client, url, 'in', text), () => {});
+            } catch {
+              // Body already taken.
+            }
+          },
+          () => {},
+        );
+      }
+    } catch {
+      // Not ours to look at.
+    }
+    return promise;
+  };
+  Object.defineProperty(window, 'fetch', { value: fetch, writable: true, configurable: true, enumerable: true });
+}

@@ -1,0 +1,77 @@
+/**
+ * OUI events carried by window.postMessage between this window and others (an
+ * iframe client and its host, either side). Each frame's hook records what its
+ * window receives, with the frame paths of both ends; both ends of a pairing
+ * compute the same client key, so the panel sees one conversation even when
+ * its two halves were captured in two frames.
+ */
+import { textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import type { CapturedClient } from '../../src/capture/types.ts';
+
+const OUI_TYPES = new Set([
+  'surface:register',
+  'surface:deregister',
+  'action:request',
+  'action:result',
+  'observation:update',
+  'observation:request',
+]);
+
+/** 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across origins. */
+export function framePath(w: Window): string {
+  const parts: number[] = [];
+  let cur = w;
+  for (let depth = 0; depth < 64; depth++) {
+    const parent = cur.parent;
+    if (!parent || parent === cur) break;
+    let index = -1;
+    for (let i = 0; i < parent.frames.length; i++) {
+      if (parent.frames[i] === cur) {
+        index = i;
+        break;
+      }
+    }
+    parts.unshift(index);
+    cur = parent;
+  }
+  return ['top', ...parts].join('/');
+}
+
+function isOUIType(type: unknown): type is string {
+  return typeof type === 'string' && (OUI_TYPES.has(type) || type.startsWith('x-'));
+}
+
+export function tapPostMessage(buffer: CaptureBuffer): void {
+  const clients = new Map<string, CapturedClient>();
+  buffer.natives.listen(
+    window,
+    'message',
+    (event) => {
+      try {
+        const e = event as MessageEvent;
+        const data: unknown = e.data;
+        if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
+        const self = framePath(window);
+        const source = e.source;
+        const peer = source && 'frames' in source ? framePath(source as Window) : `origin:${e.origin || 'unknown'}`;
+        const key = `postmessage:${[self, peer].sort().join('<->')}`;
+        let client = clients.get(key);
+        if (!client) {
+          client = buffer.addClient('postmessage', e.origin || 'null', key);
+          clients.set(key, client);
+        }
+        let text: string;
+        try {
+          text = JSON.stringify(data) ?? 'null';
+        } catch {
+          buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: { omitted: true, head: '[not JSON]' } });
+          return;
+        }
+        buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...textPayload(text) });
+      } catch {
+        // A message we cannot read is the app's business only.
+      }
+    },
+    true,
+  );
+}

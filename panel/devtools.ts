@@ -1,0 +1,2 @@
+// The DevTools page: its only job is to add the OUI panel.
+chrome.devtools.panels.create('OUI', '', 'panel.html');

@@ -1,0 +1,8 @@
+import { render } from 'preact';
+import { App } from './app.tsx';
+import { inspectedTabId } from './connection.ts';
+import { startLive } from './live.ts';
+
+const tabId = inspectedTabId();
+if (tabId !== null) startLive(tabId);
+render(<App tabId={tabId} />, document.getElementById('app')!);

@@ -1,0 +1,394 @@
+/**
+ * Turns captured items (raw frames from the page hook) into wire events:
+ * decodes plain-JSON WebSocket frames, Engine.IO / Socket.IO over WebSocket and
+ * long-polling, postMessage pairings and direct-hook calls, attributes each to
+ * its logical client and pairs acknowledgments with what they acknowledge.
+ *
+ * Pure and incremental: feed items in capture order per client; the panel, the
+ * tests and an import all use the same path.
+ */
+import type { CapturedClient, CapturedItem, CapturedPayload } from '../capture/types.ts';
+import {
+  SocketIODecoder,
+  base64ToBytes,
+  decodeEnginePacket,
+  decodePollingPayload,
+  parseEngineHandshake,
+  parseEngineUrl,
+  readOUIFromSocketIO,
+  type EnginePacket,
+} from '../protocol/socketio.ts';
+import type { WireClient, WireEvent } from './wire.ts';
+
+/** Longest raw text kept on a wire event for the raw view. */
+const RAW_CAP = 64 * 1024;
+
+const OUI_TYPES = new Set([
+  'surface:register',
+  'surface:deregister',
+  'action:request',
+  'action:result',
+  'observation:update',
+  'observation:request',
+]);
+/** Types a runtime sends to a client; every other OUI type goes from the client to its runtime. */
+const TO_CLIENT = new Set(['action:request', 'observation:request']);
+
+export function isOUIType(type: unknown): type is string {
+  return typeof type === 'string' && (OUI_TYPES.has(type) || type.startsWith('x-'));
+}
+
+/** Direction of an event type from the client's point of view; undefined for extensions. */
+function directionOf(type: string): 'in' | 'out' | undefined {
+  if (TO_CLIENT.has(type)) return 'in';
+  if (OUI_TYPES.has(type)) return 'out';
+  return undefined;
+}
+
+interface EngineSession {
+  sid: string;
+  endpoint: string;
+  decoders: { in: SocketIODecoder; out: SocketIODecoder };
+}
+
+interface RawState {
+  info: CapturedClient;
+  frameId: number;
+  /** WebSocket: the Engine.IO session, once known. */
+  engine?: EngineSession;
+  /** postMessage: the frame path of the OUI client side, once a typed message shows it. */
+  clientFrame?: string;
+}
+
+function payloadText(p: CapturedPayload | undefined): string | null {
+  if (!p) return null;
+  if ('text' in p) return p.text;
+  return null;
+}
+
+function payloadBytes(p: CapturedPayload | undefined): Uint8Array | null {
+  if (!p) return null;
+  if ('base64' in p) return base64ToBytes(p.base64);
+  if ('bytes' in p) return p.bytes;
+  return null;
+}
+
+function payloadSize(item: CapturedItem): number {
+  if (item.size !== undefined) return item.size;
+  const p = item.payload;
+  if (!p) return 0;
+  if ('text' in p) return p.text.length;
+  if ('base64' in p) return Math.floor((p.base64.length * 3) / 4);
+  if ('bytes' in p) return p.bytes.byteLength;
+  return 0;
+}
+
+function cap(text: string): string {
+  return text.length > RAW_CAP ? `${text.slice(0, RAW_CAP)}… [${text.length - RAW_CAP} more]` : text;
+}
+
+function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** `//host:port/path/`: the same for the polling (http) and WebSocket (ws) URLs of one endpoint. */
+function endpointOf(url: string): string {
+  const noQuery = url.split('?')[0]!;
+  return noQuery.replace(/^[a-z]+:/i, '');
+}
+
+export class WireDecoder {
+  private raw = new Map<string, RawState>();
+  private sessions = new Map<string, EngineSession>();
+  private clients = new Map<string, WireClient>();
+  /** Events that asked for an acknowledgment, by `${client}|${dir}|${ackId}`. */
+  private awaitingAck = new Map<string, string>();
+  private onClient: (c: WireClient) => void;
+
+  constructor(onClient: (c: WireClient) => void = () => {}) {
+    this.onClient = onClient;
+  }
+
+  /** Every logical client seen so far. */
+  allClients(): WireClient[] {
+    return [...this.clients.values()];
+  }
+
+  addClient(info: CapturedClient, hook: string, frameId: number): void {
+    const rawKey = `${hook}/${info.id}`;
+    if (!this.raw.has(rawKey)) this.raw.set(rawKey, { info, frameId });
+  }
+
+  push(item: CapturedItem): WireEvent[] {
+    const state = this.raw.get(`${item.hook}/${item.client}`);
+    if (!state) return [];
+    try {
+      switch (state.info.kind) {
+        case 'websocket':
+          return this.websocket(state, item);
+        case 'polling':
+          return this.polling(state, item);
+        case 'postmessage':
+          return this.postMessage(state, item);
+        case 'direct':
+          return this.direct(state, item);
+      }
+    } catch (e) {
+      return [this.base(item, this.fallbackClient(state), 'malformed', { note: `decoder: ${String(e)}` })];
+    }
+    return [];
+  }
+
+  // -- clients --------------------------------------------------------------
+
+  private client(key: string, make: () => Omit<WireClient, 'key'>): string {
+    if (!this.clients.has(key)) {
+      const c = { key, ...make() };
+      this.clients.set(key, c);
+      this.onClient(c);
+    }
+    return key;
+  }
+
+  private fallbackClient(state: RawState): string {
+    const { info } = state;
+    return this.client(`${info.kind}:${info.id}@${state.frameId}:${info.url}`, () => ({
+      kind: info.kind,
+      label: info.url,
+      origin: info.origin,
+      frameUrl: info.frameUrl,
+      frameId: state.frameId,
+    }));
+  }
+
+  private socketClient(state: RawState, session: EngineSession, namespace: string): string {
+    return this.client(`socket.io:${session.endpoint}#${session.sid}${namespace}`, () => ({
+      kind: 'socket.io',
+      label: `${session.endpoint} ${namespace}`,
+      origin: state.info.origin,
+      frameUrl: state.info.frameUrl,
+      frameId: state.frameId,
+      namespace,
+    }));
+  }
+
+  private base(item: CapturedItem, client: string, kind: WireEvent['kind'], extra: Partial<WireEvent> = {}): WireEvent {
+    const ev: WireEvent = {
+      id: `${item.hook}/${item.client}/${item.seq}`,
+      client,
+      t: item.t,
+      dir: item.dir ?? 'in',
+      kind,
+      size: payloadSize(item),
+      ...extra,
+    };
+    if (item.injected) ev.injected = true;
+    return ev;
+  }
+
+  private lifecycle(item: CapturedItem, client: string): WireEvent[] {
+    return [this.base(item, client, 'lifecycle', { type: item.kind, ...(item.note ? { note: item.note } : {}) })];
+  }
+
+  /** An OUI event or ack from a JSON value `{ type, payload }`. */
+  private jsonEvent(item: CapturedItem, client: string, value: unknown, raw: string): WireEvent {
+    const v = value as { type?: unknown; payload?: unknown } | null;
+    if (v && typeof v === 'object' && isOUIType(v.type)) {
+      return this.base(item, client, 'event', { type: v.type, payload: v.payload, raw: cap(raw) });
+    }
+    return this.base(item, client, 'other', { raw: cap(raw) });
+  }
+
+  // -- WebSocket --------------------------------------------------------------
+
+  private websocket(state: RawState, item: CapturedItem): WireEvent[] {
+    const url = parseEngineUrl(state.info.url);
+    if (url) return this.engineFrame(state, item, url.sid);
+    const client = this.fallbackClient(state);
+    if (item.kind !== 'frame') return this.lifecycle(item, client);
+    const text = payloadText(item.payload);
+    if (text === null) {
+      const note = item.payload && 'omitted' in item.payload ? `frame over the capture cap (${item.size} units)` : 'binary frame';
+      return [this.base(item, client, 'other', { note, raw: item.payload && 'omitted' in item.payload ? item.payload.head : undefined })];
+    }
+    const parsed = tryJson(text);
+    if (!parsed.ok) {
+      const looksOUI = /^\s*\{/.test(text) && /"type"\s*:/.test(text);
+      return [this.base(item, client, looksOUI ? 'malformed' : 'other', { raw: cap(text), ...(looksOUI ? { note: 'invalid JSON' } : {}) })];
+    }
+    return [this.jsonEvent(item, client, parsed.value, text)];
+  }
+
+  /** A WebSocket frame of an Engine.IO session (`sid` from the URL, or from the handshake in the first frame). */
+  private engineFrame(state: RawState, item: CapturedItem, urlSid: string | undefined): WireEvent[] {
+    if (item.kind !== 'frame') {
+      const session = state.engine;
+      return session ? this.lifecycle(item, this.socketClient(state, session, '/')) : this.lifecycle(item, this.fallbackClient(state));
+    }
+    const text = payloadText(item.payload);
+    const bytes = text === null ? payloadBytes(item.payload) : null;
+    if (text === null && !bytes) return [this.base(item, this.fallbackClient(state), 'other', { note: 'frame over the capture cap' })];
+    const packet = decodeEnginePacket(text ?? bytes!);
+    if (!state.engine) {
+      const sid = urlSid ?? parseEngineHandshake(packet)?.sid;
+      if (sid) state.engine = this.session(state.info.url, sid);
+    }
+    if (!state.engine) return [];
+    return this.enginePackets(state, state.engine, item, [packet], text ?? '');
+  }
+
+  private session(url: string, sid: string): EngineSession {
+    const endpoint = endpointOf(url);
+    const key = `${endpoint}#${sid}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = { sid, endpoint, decoders: { in: new SocketIODecoder(), out: new SocketIODecoder() } };
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
+  private enginePackets(state: RawState, session: EngineSession, item: CapturedItem, packets: EnginePacket[], raw: string): WireEvent[] {
+    const dir = item.dir ?? 'in';
+    const out: WireEvent[] = [];
+    for (const packet of packets) {
+      if (packet.type === 'error') {
+        out.push(this.base(item, this.socketClient(state, session, '/'), 'malformed', { note: packet.reason ?? 'bad Engine.IO packet', raw: cap(raw) }));
+        continue;
+      }
+      if (packet.type === 'close') {
+        out.push(this.base(item, this.socketClient(state, session, '/'), 'lifecycle', { type: 'engine close' }));
+        continue;
+      }
+      if (packet.type !== 'message') continue;
+      for (const sp of session.decoders[dir].push(packet)) {
+        const client = this.socketClient(state, session, sp.namespace || '/');
+        if (sp.type === 'error') {
+          out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }));
+          continue;
+        }
+        if (sp.type === 'connect' || sp.type === 'disconnect' || sp.type === 'connect_error') {
+          out.push(this.base(item, client, 'lifecycle', { type: `socket.io ${sp.type}`, payload: sp.data }));
+          continue;
+        }
+        const m = readOUIFromSocketIO(sp);
+        if (!m) continue;
+        const rawText = typeof packet.data === 'string' ? packet.data : raw;
+        if (m.kind === 'event') {
+          const kind = isOUIType(m.type) ? 'event' : 'other';
+          const ev = this.base(item, client, kind, { type: m.type, payload: m.payload, raw: cap(rawText) });
+          if (m.ackId !== undefined) {
+            ev.wantsAck = true;
+            this.awaitingAck.set(`${client}|${dir}|${m.ackId}`, ev.id);
+          }
+          if (out.length) ev.id = `${ev.id}.${out.length}`;
+          out.push(ev);
+        } else {
+          const other = dir === 'in' ? 'out' : 'in';
+          const key = `${client}|${other}|${m.ackId}`;
+          const ackOf = this.awaitingAck.get(key);
+          this.awaitingAck.delete(key);
+          const ev = this.base(item, client, 'ack', { payload: m.args[0], raw: cap(rawText), ...(ackOf ? { ackOf } : { note: `ack ${m.ackId} for nothing seen` }) });
+          if (out.length) ev.id = `${ev.id}.${out.length}`;
+          out.push(ev);
+        }
+      }
+    }
+    return out;
+  }
+
+  // -- long-polling -----------------------------------------------------------
+
+  private polling(state: RawState, item: CapturedItem): WireEvent[] {
+    if (item.kind !== 'frame' || !item.url) return [];
+    const text = payloadText(item.payload) ?? '';
+    const packets = decodePollingPayload(text);
+    let sid = parseEngineUrl(item.url)?.sid;
+    if (!sid) {
+      for (const p of packets) {
+        const hs = parseEngineHandshake(p);
+        if (hs) sid = hs.sid;
+      }
+    }
+    if (!sid) return [];
+    return this.enginePackets(state, this.session(item.url, sid), item, packets, text);
+  }
+
+  // -- postMessage ------------------------------------------------------------
+
+  private postMessage(state: RawState, item: CapturedItem): WireEvent[] {
+    const key = `${state.info.key ?? state.info.id}`;
+    const client = this.client(key, () => ({
+      kind: 'postmessage',
+      label: `postMessage ${key.replace(/^postmessage:/, '')}`,
+      origin: state.info.origin,
+      frameUrl: state.info.frameUrl,
+      frameId: state.frameId,
+    }));
+    const text = payloadText(item.payload);
+    if (text === null) return [this.base(item, client, 'other', { note: 'message not captured (not JSON or over the cap)' })];
+    const parsed = tryJson(text);
+    if (!parsed.ok) return [this.base(item, client, 'malformed', { note: 'invalid JSON' })];
+    const type = (parsed.value as { type?: unknown } | null)?.type;
+    const typed = typeof type === 'string' ? directionOf(type) : undefined;
+    // Which end is the OUI client is learned from the first message whose type says it.
+    const shared = this.pairing.get(key);
+    if (typed && !shared) this.pairing.set(key, typed === 'out' ? (item.from ?? '') : (item.to ?? ''));
+    const clientFrame = this.pairing.get(key);
+    const ev = this.jsonEvent(item, client, parsed.value, text);
+    ev.dir = clientFrame === undefined ? (typed ?? 'in') : item.from === clientFrame ? 'out' : 'in';
+    return [ev];
+  }
+
+  private pairing = new Map<string, string>();
+
+  // -- direct hook ------------------------------------------------------------
+
+  private direct(state: RawState, item: CapturedItem): WireEvent[] {
+    const client = this.client(`direct:${item.hook}/${item.client}`, () => ({
+      kind: 'direct',
+      label: state.info.url,
+      origin: state.info.origin,
+      frameUrl: state.info.frameUrl,
+      frameId: state.frameId,
+    }));
+    if (item.kind !== 'frame') return this.lifecycle(item, client);
+    const text = payloadText(item.payload);
+    const parsed = text === null ? null : tryJson(text);
+    const value = parsed?.ok ? parsed.value : undefined;
+    const raw = text === null ? undefined : cap(text);
+    const method = item.method ?? '';
+    switch (method) {
+      case 'onAction':
+        return [this.base(item, client, 'event', { type: 'action:request', payload: value, raw, wantsAck: true })];
+      case 'sendResult':
+        return [this.base(item, client, 'event', { type: 'action:result', payload: value, raw, wantsAck: true })];
+      case 'receipt':
+      case 'ack':
+        return [this.base(item, client, 'ack', { payload: value, raw, ...(item.re ? { ackOf: `${item.hook}/${item.client}/${item.re}` } : {}) })];
+    }
+    const typed = directType(method, value, item.t);
+    if (typed) return [this.base(item, client, 'event', { type: typed.type, payload: typed.payload, raw })];
+    return [this.base(item, client, 'other', { type: method, payload: value, raw, note: `call ${method}()` })];
+  }
+}
+
+/** What a transport call other than onAction/sendResult carries, read from its method name and argument. */
+function directType(method: string, value: unknown, t: number): { type: string; payload: unknown } | null {
+  const v = value as Record<string, unknown> | null;
+  if (v && typeof v === 'object' && isOUIType(v.type) && 'payload' in v) return { type: v.type as string, payload: v.payload };
+  const m = method.toLowerCase();
+  if (m.includes('deregister') || m.includes('unregister')) {
+    return { type: 'surface:deregister', payload: typeof value === 'string' ? { surfaceId: value, timestamp: t } : value };
+  }
+  if (m.includes('register')) {
+    const isRegistration = v && typeof v === 'object' && 'surface' in v;
+    return { type: 'surface:register', payload: isRegistration ? value : { surface: value, timestamp: t } };
+  }
+  if (v && typeof v === 'object' && 'observationId' in v) return { type: 'observation:update', payload: value };
+  return null;
+}

@@ -1,0 +1,71 @@
+/**
+ * The panel's side of the capture line: accepts batches from any number of
+ * hooks (frames, reloads), drops what it already has, counts what never
+ * arrived, and keeps the cursors a reconnecting panel resumes from. Sequence
+ * numbers are per hook client and gap-free at the source, so a gap is exactly
+ * what the page's bounded buffer dropped before the panel read it.
+ */
+import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../capture/types.ts';
+
+export interface IntakeResult {
+  clients: Array<{ hook: string; frameId: number; client: CapturedClient }>;
+  items: CapturedItem[];
+}
+
+export class CaptureIntake {
+  private last: Cursors = {};
+  private knownClients = new Set<string>();
+  /** Items that never reached the panel, per `${hook}/${client}`. */
+  readonly lost: DropCounts = {};
+  /** What each hook says it dropped, per `${hook}/${client}`. */
+  readonly hookDrops: DropCounts = {};
+  duplicates = 0;
+
+  cursors(): Cursors {
+    return { ...this.last };
+  }
+
+  totalLost(): number {
+    let n = 0;
+    for (const k in this.lost) n += this.lost[k]!;
+    return n;
+  }
+
+  /** One message relayed from a frame's hook. Anything malformed is ignored: it came from a page. */
+  accept(frameId: number, message: unknown): IntakeResult {
+    const result: IntakeResult = { clients: [], items: [] };
+    const m = message as { type?: unknown; items?: unknown; clients?: unknown; hook?: unknown; drops?: unknown } | null;
+    if (!m || typeof m !== 'object') return result;
+    if (m.type === 'state' && typeof m.hook === 'string' && m.drops && typeof m.drops === 'object') {
+      for (const [client, n] of Object.entries(m.drops as Record<string, unknown>)) {
+        if (typeof n === 'number' && n >= 0) this.hookDrops[`${m.hook}/${client}`] = n;
+      }
+      return result;
+    }
+    if (m.type !== 'items' || !Array.isArray(m.items)) return result;
+    if (Array.isArray(m.clients)) {
+      for (const c of m.clients as CapturedClient[]) {
+        if (!c || typeof c.id !== 'string' || typeof c.kind !== 'string') continue;
+        const hook = m.hook;
+        if (typeof hook !== 'string') continue;
+        const key = `${hook}/${c.id}`;
+        if (this.knownClients.has(key)) continue;
+        this.knownClients.add(key);
+        result.clients.push({ hook, frameId, client: c });
+      }
+    }
+    for (const it of m.items as CapturedItem[]) {
+      if (!it || typeof it.hook !== 'string' || typeof it.client !== 'string' || !Number.isInteger(it.seq) || it.seq < 1) continue;
+      const key = `${it.hook}/${it.client}`;
+      const last = this.last[key] ?? 0;
+      if (it.seq <= last) {
+        this.duplicates++;
+        continue;
+      }
+      if (it.seq > last + 1) this.lost[key] = (this.lost[key] ?? 0) + (it.seq - last - 1);
+      this.last[key] = it.seq;
+      result.items.push(it);
+    }
+    return result;
+  }
+}

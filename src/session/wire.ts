@@ -1,0 +1,57 @@
+/**
+ * Decoded traffic, as the session model and the panel consume it: one record
+ * per OUI event, acknowledgment or transport happening, attributed to one
+ * logical client. Plain data: it is exported and imported as is.
+ */
+import type { TransportKind } from '../capture/types.ts';
+
+export interface WireClient {
+  /** Logical client key: the same for both ends of a postMessage pairing and for a Socket.IO session across polling and WebSocket. */
+  key: string;
+  kind: TransportKind | 'socket.io';
+  /** What to call it: URL, namespace, peer, label. */
+  label: string;
+  origin: string;
+  frameUrl: string;
+  frameId: number;
+  /** Socket.IO namespace, for Socket.IO clients. */
+  namespace?: string;
+}
+
+export type WireKind =
+  /** An OUI protocol event (or an `x-` extension event). */
+  | 'event'
+  /** An acknowledgment: a receipt of a request, or a receiver's acceptance or refusal of a result. */
+  | 'ack'
+  /** Connection lifecycle: open, close, error, Socket.IO connect/disconnect. */
+  | 'lifecycle'
+  /** A frame that is not OUI (application traffic on the same socket). */
+  | 'other'
+  /** A frame that claims to be OUI or Socket.IO but cannot be decoded. */
+  | 'malformed';
+
+export interface WireEvent {
+  /** `${hook}/${client}/${seq}`: unique, stable across replays. */
+  id: string;
+  client: string;
+  t: number;
+  /** `out`: from the OUI client (the page's surfaces) to its runtime; `in`: towards the client. */
+  dir: 'out' | 'in';
+  kind: WireKind;
+  /** OUI type for events; lifecycle name for lifecycle. */
+  type?: string;
+  /** The event's payload, or the acknowledgment's value, as decoded JSON. */
+  payload?: unknown;
+  /** For `ack`: the id of the event it acknowledges, when known. */
+  ackOf?: string;
+  /** The sender asked for an acknowledgment of this event. */
+  wantsAck?: boolean;
+  /** Frame text as captured (capped), for the raw view. */
+  raw?: string;
+  /** Size of the captured frame in UTF-16 units or bytes. */
+  size: number;
+  /** Why a frame is malformed, or what the transport layer noticed. */
+  note?: string;
+  /** Produced by the extension's injector rather than by the app's peer. */
+  injected?: boolean;
+}

@@ -1,0 +1,120 @@
+/**
+ * Launching Chromium with the built extension, for tests, benchmarks and
+ * `npm start`. Browser path: CHROMIUM_PATH, Debian's Chromium, then
+ * Playwright's own.
+ */
+import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const DIST = fileURLToPath(new URL('../../dist/chrome', import.meta.url));
+
+export function chromiumPath(): string | undefined {
+  for (const p of [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium']) {
+    if (p && existsSync(p)) return p;
+  }
+  return undefined; // Playwright's own browser, on a user's machine.
+}
+
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+export interface LaunchOptions {
+  /** Load the extension (default true). */
+  extension?: boolean;
+  headless?: boolean;
+  /** Open DevTools for every tab, docked at the bottom with the OUI panel first. */
+  devtools?: boolean;
+  viewport?: { width: number; height: number } | null;
+}
+
+export interface Browser {
+  context: BrowserContext;
+  extensionId: string | null;
+  worker: Worker | null;
+  close(): Promise<void>;
+}
+
+/** Chromium derives an unpacked extension's id from its absolute path: sha256, first 32 hex digits mapped to a–p. */
+export async function extensionIdFor(path: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  const hex = createHash('sha256').update(path).digest('hex').slice(0, 32);
+  return [...hex].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
+}
+
+export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
+  const extension = opts.extension ?? true;
+  const userDataDir = mkdtempSync(join(tmpdir(), 'oui-devtools-'));
+  const args = [...CHROMIUM_FLAGS];
+  if (extension) args.push(`--disable-extensions-except=${DIST}`, `--load-extension=${DIST}`);
+  if (opts.devtools) {
+    args.push('--auto-open-devtools-for-tabs');
+    const id = await extensionIdFor(DIST);
+    mkdirSync(join(userDataDir, 'Default'), { recursive: true });
+    writeFileSync(
+      join(userDataDir, 'Default', 'Preferences'),
+      JSON.stringify({
+        devtools: {
+          preferences: {
+            currentDockState: '"bottom"',
+            'panel-tab-order': JSON.stringify({ [`chrome-extension://${id}OUI`]: 1, elements: 10, console: 20 }),
+            'panel-selected-tab': `"chrome-extension://${id}OUI"`,
+          },
+        },
+      }),
+    );
+    process.env.PW_CHROMIUM_ATTACH_TO_OTHER = '1';
+  }
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath(),
+    headless: opts.headless ?? true,
+    viewport: opts.viewport === undefined ? { width: 1280, height: 800 } : opts.viewport,
+    args,
+  });
+  let worker: Worker | null = null;
+  let extensionId: string | null = null;
+  if (extension) {
+    worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+    extensionId = new URL(worker.url()).host;
+  }
+  return {
+    context,
+    extensionId,
+    worker,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The tab id Chrome gave a page. The extension asks for no `tabs` permission,
+ * so tabs carry no URL: bring the page to the front and ask for the active tab.
+ */
+export async function tabIdOf(b: Browser, page: Page): Promise<number> {
+  await page.bringToFront();
+  const worker = b.context.serviceWorkers()[0] ?? b.worker!;
+  const id = await worker.evaluate(async () => {
+    const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+    return tab?.id ?? null;
+  });
+  if (id === null) throw new Error(`no tab for ${page.url()}`);
+  return id;
+}
+
+/** The panel opened as a page for the given tab. */
+export async function openPanelPage(b: Browser, tabId: number): Promise<Page> {
+  const panel = await b.context.newPage();
+  await panel.goto(`chrome-extension://${b.extensionId}/panel.html?tabId=${tabId}`);
+  return panel;
+}
