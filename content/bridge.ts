@@ -6,7 +6,7 @@
  * page can forge.
  */
 import { HOOK_PORT_MARKER, type CapturedItem, type CapturedPayload } from '../src/capture/types.ts';
-import { bytesToBase64 } from '../src/capture/base64.ts';
+import { bytesToBase64 } from '../src/protocol/socketio.ts';
 
 let hookPort: MessagePort | null = null;
 let bgPort: chrome.runtime.Port | null = null;

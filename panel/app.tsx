@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { connected, recorder, version } from './live.ts';
+import { connected, reconnects, recorder, version } from './live.ts';
 import type { WireEvent } from '../src/session/wire.ts';
 
 function time(t: number): string {
@@ -16,6 +16,7 @@ function summary(ev: WireEvent): string {
   const surface = p.surface as { id?: unknown } | undefined;
   if (surface && typeof surface.id === 'string') parts.push(`surface=${surface.id}`);
   if (typeof p.success === 'boolean') parts.push(p.success ? 'success' : 'failed');
+  if ('value' in p) parts.push(`value=${(JSON.stringify(p.value) ?? '').slice(0, 80)}`);
   return parts.join(' ');
 }
 
@@ -29,7 +30,12 @@ export function App({ tabId }: { tabId: number | null }) {
   return (
     <div class="shell">
       <header class="toolbar">
-        <span class={connected.value ? 'dot on' : 'dot'} title={connected.value ? 'connected' : 'reconnecting'} />
+        <span
+          class={connected.value ? 'dot on' : 'dot'}
+          data-testid="connection"
+          data-reconnects={reconnects.value}
+          title={`${connected.value ? 'connected' : 'reconnecting'}; reconnected ${reconnects.value} times`}
+        />
         <select aria-label="Client" value={client} onChange={(e) => setClient((e.target as HTMLSelectElement).value)}>
           <option value="">All clients ({clients.length})</option>
           {clients.map((c) => (

@@ -11,6 +11,8 @@ export const recorder = new Recorder();
 export const version = signal(0);
 export const connected = signal(false);
 export const paused = signal(false);
+/** How often the port to the background dropped (a stopped service worker, an extension reload). */
+export const reconnects = signal(0);
 export let connection: Connection | null = null;
 
 export function startLive(tabId: number): void {
@@ -21,6 +23,7 @@ export function startLive(tabId: number): void {
       if (fresh.length || (message as { type?: string })?.type === 'items') version.value++;
     },
     status(on) {
+      if (!on) reconnects.value++;
       connected.value = on;
     },
   });

@@ -12,7 +12,8 @@ export interface FixtureServer {
   sockets: WebSocket[];
   /** Every frame each side sent, in order, as text. */
   frames: Array<{ dir: 'to-server' | 'to-page'; data: string }>;
-  onConnection(fn: (ws: WebSocket) => void): void;
+  /** Runs `fn` for every new connection until the returned function is called. */
+  onConnection(fn: (ws: WebSocket) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -46,7 +47,10 @@ export async function startFixtureServer(pages: Record<string, string>): Promise
     url: `http://127.0.0.1:${port}`,
     sockets,
     frames,
-    onConnection: (fn) => handlers.push(fn),
+    onConnection: (fn) => {
+      handlers.push(fn);
+      return () => handlers.splice(handlers.indexOf(fn), 1);
+    },
     async close() {
       for (const ws of wss.clients) ws.terminate();
       wss.close();

@@ -1,0 +1,200 @@
+/**
+ * The capture pipeline in real Chromium with the built extension: page hook →
+ * bridge → background → panel, on real WebSocket frames and direct-hook calls.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+
+const STREAM = 300;
+
+/** A page whose client registers a surface, then streams numbered observation updates. */
+const streamPage = (count: number, everyMs: number) => `<!doctype html><title>stream</title><script>
+const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+ws.onopen = () => {
+  ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'counter', name: 'Counter', description: 'Counts', actions: [{ id: 'reset', description: 'Reset', input: { type: 'object' } }] }, timestamp: 1 } }));
+  let i = 0;
+  const tick = () => {
+    ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'counter', observationId: 'n', value: ++i, timestamp: 1000 + i } }));
+    if (i < ${count}) setTimeout(tick, ${everyMs}); else document.title = 'done';
+  };
+  tick();
+};
+</script>`;
+
+/** What the app sees and sends, so a run with and without the extension can be compared. */
+const echoPage = `<!doctype html><title>echo</title><script>
+window.seen = [];
+const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+ws.binaryType = 'arraybuffer';
+ws.addEventListener('message', (e) => {
+  const text = typeof e.data === 'string' ? e.data : 'bin:' + new Uint8Array(e.data).join(',');
+  window.seen.push(text);
+  if (text.includes('"action:request"')) {
+    const req = JSON.parse(text).payload;
+    ws.send(JSON.stringify({ type: 'action:result', payload: { requestId: req.requestId, success: true, data: { echoed: req.params }, timestamp: 2 } }));
+  }
+  if (text === 'done') document.title = 'done';
+});
+window.addEventListener('message', (e) => window.seen.push('window:' + JSON.stringify(e.data)));
+ws.onopen = () => {
+  ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'echo', name: 'Echo', description: 'Echo', actions: [{ id: 'say', description: 'Say', input: { type: 'object' } }] }, timestamp: 1 } }));
+  ws.send(new Uint8Array([1, 2, 3]));
+  ws.send('not json at all');
+};
+</script>`;
+
+async function rows(panel: Page): Promise<string[]> {
+  return panel.locator('[data-testid=events] tbody tr').allInnerTexts();
+}
+
+async function waitForRows(panel: Page, predicate: (rows: string[]) => boolean, timeout = 15_000): Promise<string[]> {
+  const deadline = Date.now() + timeout;
+  let last: string[] = [];
+  while (Date.now() < deadline) {
+    last = await rows(panel);
+    if (predicate(last)) return last;
+    await panel.waitForTimeout(100);
+  }
+  assert.fail(`panel rows never matched; last ${last.length} rows:\n${last.slice(-10).join('\n')}`);
+}
+
+function values(list: string[]): number[] {
+  return list.flatMap((r) => {
+    const m = /observationId=n.*value=(\d+)/.exec(r);
+    return m ? [Number(m[1])] : [];
+  });
+}
+
+describe('capture pipeline', () => {
+  let server: FixtureServer;
+  let browser: Browser;
+
+  before(async () => {
+    server = await startFixtureServer({
+      '/stream': streamPage(STREAM, 8),
+      '/early': streamPage(40, 1),
+      '/echo': echoPage,
+      '/forger': `<!doctype html><title>forger</title><script>
+        window.sawPort = false;
+        window.addEventListener('message', (e) => { if (e.data && '__ouiDevtoolsHookPort' in e.data) window.sawPort = true; });
+        const ch = new MessageChannel();
+        window.postMessage({ __ouiDevtoolsHookPort: 'forged' }, '*', [ch.port2]);
+        ch.port1.postMessage({ type: 'items', hook: 'forged', clients: [{ id: 'c1', kind: 'websocket', url: 'ws://forged', origin: 'x', frameUrl: 'x' }], items: [{ hook: 'forged', client: 'c1', seq: 1, t: 1, kind: 'frame', dir: 'out', payload: { text: '{"type":"surface:register","payload":{}}' } }] });
+        window.postMessage({ type: 'subscribe', cursors: {} }, '*');
+        window.postMessage({ type: 'items', hook: 'forged2', clients: [], items: [] }, '*');
+        const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+        ws.onopen = () => ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'forger-own', name: 'F', description: 'F', actions: [] }, timestamp: 1 } }));
+      </script>`,
+    });
+    browser = await launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('a panel opened after the app started sees everything since load', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/early`);
+    await page.waitForFunction(() => document.title === 'done');
+    const panel = await openPanelPage(browser, await tabIdOf(browser, page));
+    const list = await waitForRows(panel, (r) => values(r).length >= 40);
+    assert.deepEqual(values(list), Array.from({ length: 40 }, (_, i) => i + 1));
+    assert.ok(list.some((r) => r.includes('surface:register') && r.includes('surface=counter')));
+    assert.ok(list.some((r) => r.includes('open')), 'the socket open is shown');
+    await panel.close();
+    await page.close();
+  });
+
+  test('a service-worker stop in the middle of a stream loses and duplicates nothing', async () => {
+    const page = await browser.context.newPage();
+    const panelReady = page.goto(`${server.url}/stream`);
+    await panelReady;
+    const panel = await openPanelPage(browser, await tabIdOf(browser, page));
+    await waitForRows(panel, (r) => values(r).length >= 20);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    const reconnects = async () => Number(await panel.getByTestId('connection').getAttribute('data-reconnects'));
+    for (const [i, atLeast] of [60, 120].entries()) {
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      // The panel's port dropped with the worker: proof the stop happened mid-stream.
+      await panel.waitForFunction((n) => Number(document.querySelector('[data-testid=connection]')?.getAttribute('data-reconnects')) > n, i);
+      const before = values(await rows(panel)).length;
+      assert.ok(before < STREAM, 'the stop came before the stream ended');
+      await waitForRows(panel, (r) => values(r).length >= atLeast);
+    }
+    assert.equal(await reconnects(), 2);
+    await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
+    const list = await waitForRows(panel, (r) => values(r).length >= STREAM);
+    await panel.waitForTimeout(300);
+    assert.deepEqual(values(await rows(panel)), Array.from({ length: STREAM }, (_, i) => i + 1));
+    assert.equal(await panel.locator('[data-testid=lost]').count(), 0, 'nothing reported lost');
+    assert.ok(list.length > STREAM);
+    await panel.close();
+    await page.close();
+  });
+
+  test("the app's traffic is the same with and without the extension", async () => {
+    async function run(b: Browser): Promise<{ seen: string[]; frames: FixtureServer['frames'] }> {
+      server.frames.length = 0;
+      const onConn = (ws: import('ws').WebSocket) => {
+        ws.on('message', (d) => {
+          if (String(d).includes('surface:register')) {
+            ws.send(JSON.stringify({ type: 'action:request', payload: { requestId: 'r-1', surfaceId: 'echo', actionId: 'say', params: { text: 'hi ✓ 😀' }, timestamp: 1 } }));
+            ws.send(Buffer.from([9, 8, 7]));
+            ws.send(JSON.stringify({ type: 'x-vendor:ping', payload: { n: 1 } }));
+            setTimeout(() => ws.send('done'), 50);
+          }
+        });
+      };
+      const off = server.onConnection(onConn);
+      const page = await b.context.newPage();
+      await page.goto(`${server.url}/echo`);
+      await page.waitForFunction(() => document.title === 'done');
+      await page.waitForTimeout(100);
+      const seen = (await page.evaluate(() => (window as unknown as { seen: string[] }).seen)) as string[];
+      await page.close();
+      off();
+      return { seen, frames: [...server.frames] };
+    }
+    const withExtension = await run(browser);
+    const plain = await launch({ extension: false });
+    let without;
+    try {
+      without = await run(plain);
+    } finally {
+      await plain.close();
+    }
+    assert.ok(withExtension.frames.length >= 6);
+    // Each direction in order (the two directions interleave on the server as the network schedules them).
+    for (const dir of ['to-server', 'to-page'] as const) {
+      assert.deepEqual(
+        withExtension.frames.filter((f) => f.dir === dir),
+        without.frames.filter((f) => f.dir === dir),
+      );
+    }
+    assert.deepEqual(withExtension.seen, without.seen);
+    assert.ok(!withExtension.seen.some((s) => s.startsWith('window:')), 'the app never receives a message from the extension');
+  });
+
+  test('a page that forges bridge messages reaches neither its own panel nor another tab', async () => {
+    const victim = await browser.context.newPage();
+    await victim.goto(`${server.url}/echo`);
+    const victimPanel = await openPanelPage(browser, await tabIdOf(browser, victim));
+    const forger = await browser.context.newPage();
+    await forger.goto(`${server.url}/forger`);
+    const forgerPanel = await openPanelPage(browser, await tabIdOf(browser, forger));
+    const own = await waitForRows(forgerPanel, (r) => r.some((x) => x.includes('surface=forger-own')));
+    assert.ok(!own.some((r) => r.includes('forged')), 'forged items are not shown');
+    assert.equal(await forger.evaluate(() => (window as unknown as { sawPort: boolean }).sawPort), false, "the hook's port message is invisible to the page");
+    await victimPanel.waitForTimeout(500);
+    const victimRows = await rows(victimPanel);
+    assert.ok(victimRows.some((r) => r.includes('surface=echo')));
+    assert.ok(!victimRows.some((r) => r.includes('forger')), "nothing of the forger's tab reaches another tab's panel");
+    for (const p of [victim, victimPanel, forger, forgerPanel]) await p.close();
+  });
+});
