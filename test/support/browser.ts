@@ -118,3 +118,27 @@ export async function openPanelPage(b: Browser, tabId: number): Promise<Page> {
   await panel.goto(`chrome-extension://${b.extensionId}/panel.html?tabId=${tabId}`);
   return panel;
 }
+
+/**
+ * The OUI panel inside real DevTools (launch with `devtools: true`): finds the
+ * DevTools window, clicks the OUI tab and returns the panel's frame.
+ */
+export async function openDevtoolsPanel(b: Browser, timeout = 20_000): Promise<import('playwright-core').Frame> {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    const devtools = b.context.pages().find((p) => p.url().startsWith('devtools://'));
+    if (devtools) {
+      const tab = devtools.getByRole('tab', { name: 'OUI' });
+      if (await tab.count()) {
+        await tab.click();
+        while (Date.now() < deadline) {
+          const frame = devtools.frames().find((f) => f.url().includes(`${b.extensionId}/panel.html`));
+          if (frame && (await frame.locator('[data-testid=events]').count())) return frame;
+          await devtools.waitForTimeout(100);
+        }
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the OUI panel never appeared in DevTools');
+}
