@@ -1,32 +1,110 @@
-import { useState } from 'preact/hooks';
-import { connected, reconnects, recorder, version } from './live.ts';
-import type { WireEvent } from '../src/session/wire.ts';
+import type { JSX } from 'preact';
+import {
+  backToLive,
+  clearAll,
+  connected,
+  exportJson,
+  importJson,
+  model,
+  notice,
+  pausedAt,
+  preserveLog,
+  reconnects,
+  recorder,
+  selectedClient,
+  setPreserveLog,
+  source,
+  version,
+  view,
+  type View,
+} from './state.ts';
+import { ClearIcon, PauseIcon, PlayIcon } from './components/icons.tsx';
+import { Timeline } from './views/timeline.tsx';
+import { Surfaces } from './views/surfaces.tsx';
+import { Hashes } from './views/hashes.tsx';
+import { Observations } from './views/observations.tsx';
+import { Acks } from './views/acks.tsx';
+import { Approvals } from './views/approvals.tsx';
+import { Findings, severityCounts } from './views/findings.tsx';
 
-function time(t: number): string {
-  const d = new Date(t);
-  return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
+  { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
+  { id: 'surfaces', label: 'Surfaces', render: () => <Surfaces /> },
+  { id: 'hashes', label: 'Hashes', render: () => <Hashes /> },
+  { id: 'observations', label: 'Observations', render: () => <Observations /> },
+  { id: 'acks', label: 'Acknowledgments', render: () => <Acks /> },
+  { id: 'approvals', label: 'Approvals', render: () => <Approvals /> },
+  { id: 'findings', label: 'Findings', render: () => <Findings /> },
+];
+
+function download(): void {
+  const blob = new Blob([exportJson()], { type: 'application/json' });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = `oui-session-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-function summary(ev: WireEvent): string {
-  const p = ev.payload as Record<string, unknown> | undefined;
-  if (ev.kind === 'ack') return `ack ${JSON.stringify(ev.payload) ?? ''}`.slice(0, 200);
-  if (!p || typeof p !== 'object') return ev.note ?? '';
-  const parts: string[] = [];
-  for (const k of ['surfaceId', 'actionId', 'observationId', 'requestId'] as const) if (typeof p[k] === 'string') parts.push(`${k}=${p[k] as string}`);
-  const surface = p.surface as { id?: unknown } | undefined;
-  if (surface && typeof surface.id === 'string') parts.push(`surface=${surface.id}`);
-  if (typeof p.success === 'boolean') parts.push(p.success ? 'success' : 'failed');
-  if ('value' in p) parts.push(`value=${(JSON.stringify(p.value) ?? '').slice(0, 80)}`);
-  return parts.join(' ');
+function pickFile(): void {
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.accept = 'application/json,.json';
+  input.onchange = async () => {
+    const file = input.files?.[0];
+    if (file) importJson(await file.text());
+  };
+  input.click();
+}
+
+function Tabs() {
+  const counts = severityCounts(model.findings);
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+    const i = VIEWS.findIndex((v) => v.id === view.value);
+    const next = VIEWS[(i + (e.key === 'ArrowRight' ? 1 : VIEWS.length - 1)) % VIEWS.length]!;
+    view.value = next.id;
+    (document.getElementById(`tab-${next.id}`) as HTMLElement | null)?.focus();
+  };
+  return (
+    <nav class="tabs" role="tablist" aria-label="Views" onKeyDown={onKey}>
+      {VIEWS.map((v) => (
+        <button
+          id={`tab-${v.id}`}
+          role="tab"
+          aria-selected={view.value === v.id}
+          tabIndex={view.value === v.id ? 0 : -1}
+          onClick={() => (view.value = v.id)}
+        >
+          {v.label}
+          {v.id === 'findings' && counts.critical + counts.error > 0 && (
+            <span class={`badge sev-${counts.critical ? 'critical' : 'error'}`} data-testid="findings-badge">
+              {counts.critical + counts.error}
+            </span>
+          )}
+        </button>
+      ))}
+    </nav>
+  );
 }
 
 export function App({ tabId }: { tabId: number | null }) {
   void version.value;
-  const [client, setClient] = useState<string>('');
-  if (tabId === null) return <div class="empty">No tab to inspect: open this panel in DevTools, or as panel.html?tabId=N.</div>;
+  if (tabId === null && source.value === 'live') {
+    return (
+      <div class="empty">
+        No tab to inspect: open this panel in DevTools, or as <code>panel.html?tabId=N</code>. You can still{' '}
+        <button class="link" onClick={pickFile}>
+          open a session file
+        </button>
+        .
+      </div>
+    );
+  }
   const clients = [...recorder.clients.values()];
-  const events = recorder.events.filter((e) => (client ? e.client === client : true) && e.kind !== 'other');
   const lost = recorder.intake.totalLost();
+  const isPaused = pausedAt.value !== null;
+  const current = VIEWS.find((v) => v.id === view.value) ?? VIEWS[0]!;
   return (
     <div class="shell">
       <header class="toolbar">
@@ -34,9 +112,24 @@ export function App({ tabId }: { tabId: number | null }) {
           class={connected.value ? 'dot on' : 'dot'}
           data-testid="connection"
           data-reconnects={reconnects.value}
-          title={`${connected.value ? 'connected' : 'reconnecting'}; reconnected ${reconnects.value} times`}
+          title={`${source.value === 'import' ? 'showing an imported session' : connected.value ? 'connected' : 'reconnecting'}; reconnected ${reconnects.value} times`}
         />
-        <select aria-label="Client" value={client} onChange={(e) => setClient((e.target as HTMLSelectElement).value)}>
+        <button
+          class={`icon ${isPaused ? 'active' : ''}`}
+          aria-pressed={isPaused}
+          aria-label={isPaused ? 'Resume' : 'Pause'}
+          title={isPaused ? 'Resume the timeline' : 'Pause the timeline (traffic is still recorded)'}
+          onClick={() => (pausedAt.value = isPaused ? null : recorder.events.length)}
+        >
+          {isPaused ? <PlayIcon /> : <PauseIcon />}
+        </button>
+        <button class="icon" title="Clear" aria-label="Clear" onClick={clearAll}>
+          <ClearIcon />
+        </button>
+        <label title="Keep events across reloads and navigations">
+          <input type="checkbox" checked={preserveLog.value} onChange={(e) => setPreserveLog((e.target as HTMLInputElement).checked)} /> Preserve log
+        </label>
+        <select aria-label="Client" value={selectedClient.value} onChange={(e) => (selectedClient.value = (e.target as HTMLSelectElement).value)}>
           <option value="">All clients ({clients.length})</option>
           {clients.map((c) => (
             <option value={c.key}>
@@ -44,26 +137,30 @@ export function App({ tabId }: { tabId: number | null }) {
             </option>
           ))}
         </select>
-        <span class="count" data-testid="event-count">{events.length} events</span>
-        {lost > 0 && <span class="warn" data-testid="lost">{lost} dropped by the page buffer before the panel read them</span>}
+        <button title="Export the session to a file" onClick={download}>
+          Export
+        </button>
+        <button title="Open a session file" onClick={pickFile}>
+          Import
+        </button>
+        {source.value === 'import' && <button onClick={backToLive}>Back to live</button>}
+        {isPaused && <span class="warn">paused · {recorder.events.length - (pausedAt.value ?? 0)} new events</span>}
+        {lost > 0 && (
+          <span class="warn" data-testid="lost" title="The page's bounded buffer dropped these before the panel read them">
+            {lost} dropped by the page buffer
+          </span>
+        )}
         {recorder.evicted > 0 && <span class="warn">{recorder.evicted} oldest events dropped from the panel</span>}
       </header>
-      <table class="events" data-testid="events">
-        <thead>
-          <tr><th>Time</th><th>Client</th><th></th><th>Type</th><th>Details</th></tr>
-        </thead>
-        <tbody>
-          {events.slice(-2000).map((ev) => (
-            <tr key={ev.id} class={`k-${ev.kind}`} data-type={ev.type ?? ev.kind} data-client-kind={recorder.clients.get(ev.client)?.kind}>
-              <td>{time(ev.t)}</td>
-              <td>{recorder.clients.get(ev.client)?.kind}</td>
-              <td>{ev.dir === 'out' ? '↑' : '↓'}</td>
-              <td>{ev.kind === 'event' ? ev.type : ev.kind === 'lifecycle' ? ev.type : ev.kind}</td>
-              <td>{summary(ev)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Tabs />
+      {notice.value && (
+        <div class="notice" role="status">
+          {notice.value} <button class="icon" aria-label="Dismiss" onClick={() => (notice.value = null)}>✕</button>
+        </div>
+      )}
+      <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>
+        {current.render()}
+      </div>
     </div>
   );
 }

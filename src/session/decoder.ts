@@ -49,6 +49,8 @@ interface EngineSession {
   sid: string;
   endpoint: string;
   decoders: { in: SocketIODecoder; out: SocketIODecoder };
+  /** Namespaces seen on this session: transport happenings concern each of them. */
+  namespaces: Set<string>;
 }
 
 interface RawState {
@@ -225,16 +227,17 @@ export class WireDecoder {
 
   /** A WebSocket frame of an Engine.IO session (`sid` from the URL, or from the handshake in the first frame). */
   private engineFrame(state: RawState, item: CapturedItem, urlSid: string | undefined): WireEvent[] {
+    if (!state.engine && urlSid) state.engine = this.session(state.info.url, urlSid);
     if (item.kind !== 'frame') {
       const session = state.engine;
-      return session ? this.lifecycle(item, this.socketClient(state, session, '/')) : this.lifecycle(item, this.fallbackClient(state));
+      return session ? this.sessionEvent(state, session, item, { kind: 'lifecycle', type: item.kind, ...(item.note ? { note: item.note } : {}) }) : this.lifecycle(item, this.fallbackClient(state));
     }
     const text = payloadText(item.payload);
     const bytes = text === null ? payloadBytes(item.payload) : null;
     if (text === null && !bytes) return [this.base(item, this.fallbackClient(state), 'other', { note: 'frame over the capture cap' })];
     const packet = decodeEnginePacket(text ?? bytes!);
     if (!state.engine) {
-      const sid = urlSid ?? parseEngineHandshake(packet)?.sid;
+      const sid = parseEngineHandshake(packet)?.sid;
       if (sid) state.engine = this.session(state.info.url, sid);
     }
     if (!state.engine) return [];
@@ -246,7 +249,7 @@ export class WireDecoder {
     const key = `${endpoint}#${sid}`;
     let s = this.sessions.get(key);
     if (!s) {
-      s = { sid, endpoint, decoders: { in: new SocketIODecoder(), out: new SocketIODecoder() } };
+      s = { sid, endpoint, decoders: { in: new SocketIODecoder(), out: new SocketIODecoder() }, namespaces: new Set() };
       this.sessions.set(key, s);
     }
     return s;
@@ -257,15 +260,16 @@ export class WireDecoder {
     const out: WireEvent[] = [];
     for (const packet of packets) {
       if (packet.type === 'error') {
-        out.push(this.base(item, this.socketClient(state, session, '/'), 'malformed', { note: packet.reason ?? 'bad Engine.IO packet', raw: cap(raw) }));
+        out.push(...this.sessionEvent(state, session, item, { kind: 'malformed', note: packet.reason ?? 'bad Engine.IO packet', raw: cap(raw) }, out.length));
         continue;
       }
       if (packet.type === 'close') {
-        out.push(this.base(item, this.socketClient(state, session, '/'), 'lifecycle', { type: 'engine close' }));
+        out.push(...this.sessionEvent(state, session, item, { kind: 'lifecycle', type: 'close', note: 'Engine.IO close packet' }, out.length));
         continue;
       }
       if (packet.type !== 'message') continue;
       for (const sp of session.decoders[dir].push(packet)) {
+        session.namespaces.add(sp.namespace || '/');
         const client = this.socketClient(state, session, sp.namespace || '/');
         if (sp.type === 'error') {
           out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }));
@@ -301,11 +305,24 @@ export class WireDecoder {
     return out;
   }
 
+  /** A transport-level happening of an Engine.IO session: one event per namespace on it (each is its own OUI client). */
+  private sessionEvent(state: RawState, session: EngineSession, item: CapturedItem, fields: Partial<WireEvent> & { kind: WireEvent['kind'] }, offset = 0): WireEvent[] {
+    const namespaces = session.namespaces.size ? [...session.namespaces] : ['/'];
+    return namespaces.map((ns, i) => {
+      const { kind, ...rest } = fields;
+      const ev = this.base(item, this.socketClient(state, session, ns), kind, rest);
+      if (i + offset > 0) ev.id = `${ev.id}.${i + offset}`;
+      return ev;
+    });
+  }
+
   // -- long-polling -----------------------------------------------------------
 
   private polling(state: RawState, item: CapturedItem): WireEvent[] {
     if (item.kind !== 'frame' || !item.url) return [];
     const text = payloadText(item.payload) ?? '';
+    // The server's answer to a POST of packets is a bare "ok", not a payload.
+    if (item.dir === 'in' && text === 'ok') return [];
     const packets = decodePollingPayload(text);
     let sid = parseEngineUrl(item.url)?.sid;
     if (!sid) {
@@ -383,11 +400,11 @@ function directType(method: string, value: unknown, t: number): { type: string; 
   if (v && typeof v === 'object' && isOUIType(v.type) && 'payload' in v) return { type: v.type as string, payload: v.payload };
   const m = method.toLowerCase();
   if (m.includes('deregister') || m.includes('unregister')) {
-    return { type: 'surface:deregister', payload: typeof value === 'string' ? { surfaceId: value, timestamp: t } : value };
+    return { type: 'surface:deregister', payload: typeof value === 'string' ? { surfaceId: value, timestamp: Math.round(t) } : value };
   }
   if (m.includes('register')) {
     const isRegistration = v && typeof v === 'object' && 'surface' in v;
-    return { type: 'surface:register', payload: isRegistration ? value : { surface: value, timestamp: t } };
+    return { type: 'surface:register', payload: isRegistration ? value : { surface: value, timestamp: Math.round(t) } };
   }
   if (v && typeof v === 'object' && 'observationId' in v) return { type: 'observation:update', payload: value };
   return null;

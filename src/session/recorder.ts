@@ -14,31 +14,50 @@ export class Recorder {
   private decoder: WireDecoder;
   readonly clients = new Map<string, WireClient>();
   events: WireEvent[] = [];
-  /** Wire events dropped from the front of the list to stay within MAX_EVENTS. */
+  readonly byId = new Map<string, WireEvent>();
+  /** Wire events dropped from the front of the list to stay within the limit. */
   evicted = 0;
+  /** Hook instances seen in the top frame: a new one means the page navigated or reloaded. */
+  private topHooks = new Set<string>();
 
-  constructor(private readonly maxEvents = MAX_EVENTS) {
+  constructor(
+    private readonly maxEvents = MAX_EVENTS,
+    private readonly onNavigate: () => void = () => {},
+  ) {
     this.decoder = new WireDecoder((c) => this.clients.set(c.key, c));
   }
 
   accept(frameId: number, message: unknown): WireEvent[] {
+    const hook = (message as { hook?: unknown } | null)?.hook;
+    if (frameId === 0 && typeof hook === 'string' && !this.topHooks.has(hook)) {
+      if (this.topHooks.size > 0) this.onNavigate();
+      this.topHooks.add(hook);
+    }
     const { clients, items } = this.intake.accept(frameId, message);
     for (const c of clients) this.decoder.addClient(c.client, c.hook, c.frameId);
     const fresh: WireEvent[] = [];
     for (const item of items) for (const ev of this.decoder.push(item)) fresh.push(ev);
-    if (fresh.length) {
-      for (const ev of fresh) this.events.push(ev);
-      if (this.events.length > this.maxEvents) {
-        const extra = this.events.length - this.maxEvents;
-        this.events.splice(0, extra);
-        this.evicted += extra;
-      }
-    }
+    this.add(fresh);
     return fresh;
+  }
+
+  /** Wire events from elsewhere (an imported session). */
+  add(fresh: WireEvent[]): void {
+    if (!fresh.length) return;
+    for (const ev of fresh) {
+      this.events.push(ev);
+      this.byId.set(ev.id, ev);
+    }
+    if (this.events.length > this.maxEvents) {
+      const extra = this.events.length - this.maxEvents;
+      for (const ev of this.events.splice(0, extra)) this.byId.delete(ev.id);
+      this.evicted += extra;
+    }
   }
 
   clear(): void {
     this.evicted = 0;
     this.events = [];
+    this.byId.clear();
   }
 }

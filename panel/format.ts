@@ -1,0 +1,64 @@
+/** Small text helpers shared by the views. Everything returns plain strings: page data is rendered as text only. */
+import type { WireEvent } from '../src/session/wire.ts';
+
+export function clock(t: number): string {
+  const d = new Date(t);
+  return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+export function ms(n: number | undefined): string {
+  if (n === undefined) return '';
+  return n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`;
+}
+
+export function bytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function short(value: unknown, max = 120): string {
+  let s: string;
+  try {
+    s = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    s = String(value);
+  }
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+export function field(ev: WireEvent, name: string): string | undefined {
+  const p = ev.payload as Record<string, unknown> | null | undefined;
+  if (!p || typeof p !== 'object') return undefined;
+  const v = p[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The surface an event concerns. */
+export function surfaceOf(ev: WireEvent): string | undefined {
+  const direct = field(ev, 'surfaceId');
+  if (direct) return direct;
+  const s = (ev.payload as { surface?: { id?: unknown } } | null)?.surface;
+  return s && typeof s.id === 'string' ? s.id : undefined;
+}
+
+export function typeLabel(ev: WireEvent): string {
+  if (ev.kind === 'event') return ev.type ?? 'event';
+  if (ev.kind === 'lifecycle') return ev.type ?? 'lifecycle';
+  if (ev.kind === 'ack') return 'ack';
+  if (ev.kind === 'malformed') return 'malformed';
+  return ev.type ?? 'other';
+}
+
+export type Category = 'requests' | 'results' | 'registrations' | 'observations' | 'acks' | 'extensions' | 'lifecycle' | 'malformed' | 'other';
+
+export function categoryOf(ev: WireEvent): Category {
+  if (ev.kind === 'ack') return 'acks';
+  if (ev.kind === 'lifecycle') return 'lifecycle';
+  if (ev.kind === 'malformed') return 'malformed';
+  if (ev.kind === 'other') return 'other';
+  const t = ev.type ?? '';
+  if (t === 'action:request') return 'requests';
+  if (t === 'action:result') return 'results';
+  if (t.startsWith('surface:')) return 'registrations';
+  if (t.startsWith('observation:')) return 'observations';
+  return 'extensions';
+}

@@ -1,0 +1,58 @@
+/** Receipts, result acknowledgments accepted or refused, trimmed re-sends and repeats, and how the client handled them. */
+import type { AckKind, ClientState } from '../../src/session/model-types.ts';
+import { clock } from '../format.ts';
+import { version } from '../state.ts';
+import { PerClient } from './clients.tsx';
+import { EventLink } from './event-detail.tsx';
+
+const KIND: Record<AckKind, string> = {
+  receipt: 'request receipt',
+  'result-ack': 'result acknowledgment',
+  'trimmed-resend': 'trimmed re-send',
+  repeat: 'repeated request',
+};
+
+function ClientAcks({ c }: { c: ClientState }) {
+  if (!c.acks.length) return <p class="muted">No acknowledgment, receipt, trimmed re-send or repeat yet.</p>;
+  return (
+    <table class="grid acks">
+      <thead>
+        <tr>
+          <th>Time</th>
+          <th>Kind</th>
+          <th>Request</th>
+          <th>Outcome</th>
+          <th>Event</th>
+        </tr>
+      </thead>
+      <tbody>
+        {c.acks.map((a) => (
+          <tr key={`${a.kind}-${a.eventId}`} data-kind={a.kind} class={a.ok === false ? 'refused' : ''}>
+            <td>{clock(a.t)}</td>
+            <td>{KIND[a.kind]}</td>
+            <td class="mono">{a.requestId ?? '—'}</td>
+            <td>
+              {a.ok === true && 'accepted '}
+              {a.ok === false && `refused: ${a.reason ?? '(no reason)'} `}
+              {a.omitted && `omitted ${a.omitted.join(', ')} `}
+              {a.reason && a.ok === undefined && `reason: ${a.reason} `}
+              {a.handling}
+            </td>
+            <td>
+              <EventLink id={a.eventId} label="event" />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function Acks() {
+  void version.value;
+  return (
+    <div class="view" data-testid="acks-view">
+      <PerClient empty="No client yet." render={(c) => <ClientAcks c={c} />} />
+    </div>
+  );
+}

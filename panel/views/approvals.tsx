@@ -1,0 +1,65 @@
+/** Every request to an action that needs approval: the approval it carried, the argsHash recomputed from its params, expiry, outcome. */
+import type { ApprovalCheck, ClientState } from '../../src/session/model-types.ts';
+import { clock } from '../format.ts';
+import { version } from '../state.ts';
+import { PerClient } from './clients.tsx';
+import { EventLink } from './event-detail.tsx';
+
+function verdict(a: ApprovalCheck): { text: string; cls: string } {
+  if (!a.carried) return a.outcome === 'ran' ? { text: 'RAN WITHOUT APPROVAL', cls: 'critical' } : { text: 'no approval carried', cls: 'error' };
+  if (!a.hashMatches) return a.outcome === 'ran' ? { text: 'RAN ON A WRONG argsHash', cls: 'critical' } : { text: 'argsHash does not match params', cls: 'error' };
+  return { text: 'argsHash matches params', cls: 'ok' };
+}
+
+function ClientApprovals({ c }: { c: ClientState }) {
+  if (!c.approvals.length) return <p class="muted">No request to an action that needs approval yet.</p>;
+  return (
+    <table class="grid approvals">
+      <thead>
+        <tr>
+          <th>Time</th>
+          <th>Action</th>
+          <th>Why</th>
+          <th>approvalId</th>
+          <th>Carried argsHash</th>
+          <th>Recomputed argsHash</th>
+          <th>Expires</th>
+          <th>Check</th>
+          <th>Outcome</th>
+        </tr>
+      </thead>
+      <tbody>
+        {c.approvals.map((a) => {
+          const v = verdict(a);
+          return (
+            <tr key={a.eventId} class={`ap-${v.cls}`} data-outcome={a.outcome} data-check={v.cls}>
+              <td>{clock(a.t)}</td>
+              <td>
+                <EventLink id={a.eventId} label={`${a.surfaceId} › ${a.actionId}`} />
+              </td>
+              <td>{a.effect === 'transaction' ? 'transaction' : a.confirm ? 'destructive write' : a.effect}</td>
+              <td class="mono">{a.carried?.approvalId ?? '—'}</td>
+              <td class="mono">{a.carried?.argsHash ?? '—'}</td>
+              <td class="mono">{a.recomputed.ok ? a.recomputed.hash : `cannot hash: ${a.recomputed.error}`}</td>
+              <td>{a.expiresAt ? clock(a.expiresAt) : '—'}</td>
+              <td class={`check ${v.cls}`}>{v.text}</td>
+              <td>
+                {a.outcome}
+                {a.code ? ` (${a.code})` : ''}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+export function Approvals() {
+  void version.value;
+  return (
+    <div class="view" data-testid="approvals-view">
+      <PerClient empty="No client yet." render={(c) => <ClientApprovals c={c} />} />
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+/** The selected event: its payload as a tree, its raw frame, the exchange it belongs to and what the inspector found in it. */
+import { signal } from '@preact/signals';
+import type { WireEvent } from '../../src/session/wire.ts';
+import { CopyButton, JsonTree } from '../components/json-tree.tsx';
+import { bytes, clock, ms, typeLabel } from '../format.ts';
+import { model, recorder, selectedEvent } from '../state.ts';
+import { requestOf } from './timeline.tsx';
+import { FindingLine } from './findings.tsx';
+
+const tab = signal<'payload' | 'raw' | 'exchange'>('payload');
+
+export function EventLink({ id, label }: { id: string; label?: string }) {
+  const ev = recorder.byId.get(id);
+  return (
+    <button class="link" onClick={() => (selectedEvent.value = id)} title={id}>
+      {label ?? (ev ? `${typeLabel(ev)} at ${clock(ev.t)}` : `${id} (no longer in the list)`)}
+    </button>
+  );
+}
+
+function Exchange({ ev }: { ev: WireEvent }) {
+  const req = requestOf(ev);
+  if (!req) return <p class="muted">This event is not part of a request.</p>;
+  return (
+    <div class="exchange">
+      <p>
+        <b>{req.surfaceId} › {req.actionId}</b> <span class={`s-${req.status}`}>{req.status}</span> {ms(req.durationMs)}
+      </p>
+      <ul>
+        {req.sends.map((s, i) => (
+          <li key={s.eventId}>
+            {i === 0 ? 'request' : `repeat ${i}`} <EventLink id={s.eventId} /> {s.injected ? '(injected)' : ''}
+          </li>
+        ))}
+        {req.receipts.map((r) => (
+          <li key={r.eventId}>
+            receipt {r.ok ? 'ok' : `refused: ${r.reason ?? ''}`} <EventLink id={r.eventId} />
+          </li>
+        ))}
+        {req.results.map((r) => (
+          <li key={r.eventId}>
+            {r.result.interim ? 'interim result' : 'result'} {r.result.success ? 'success' : `error ${r.result.error?.code ?? ''}`}
+            {r.result.delivery ? ` trimmed (omitted ${r.result.delivery.omitted.join(', ')})` : ''} <EventLink id={r.eventId} />
+            {r.ack && (
+              <>
+                {' '}
+                → {r.ack.ok ? 'accepted' : `refused: ${r.ack.reason ?? ''}`} <EventLink id={r.ack.eventId} />
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export function EventDetail({ ev }: { ev: WireEvent }) {
+  const client = recorder.clients.get(ev.client);
+  const findings = model.findings.filter((f) => f.events.includes(ev.id));
+  return (
+    <aside class="detail" aria-label="Event detail" data-testid="event-detail">
+      <header>
+        <b>{typeLabel(ev)}</b>
+        <span class="muted">
+          {ev.dir === 'out' ? 'from' : 'to'} {client?.kind} {client?.label} · {clock(ev.t)} · {bytes(ev.size)}
+        </span>
+        <CopyButton value={ev.payload} />
+        <button class="icon" aria-label="Close detail" onClick={() => (selectedEvent.value = null)}>
+          ✕
+        </button>
+      </header>
+      {findings.length > 0 && (
+        <ul class="findings-inline">
+          {findings.map((f) => (
+            <FindingLine key={f.id} finding={f} />
+          ))}
+        </ul>
+      )}
+      <nav class="subtabs" role="tablist">
+        {(['payload', 'raw', 'exchange'] as const).map((t) => (
+          <button role="tab" aria-selected={tab.value === t} onClick={() => (tab.value = t)}>
+            {t}
+          </button>
+        ))}
+      </nav>
+      <div class="detail-body">
+        {tab.value === 'payload' && <JsonTree value={ev.payload} />}
+        {tab.value === 'raw' && <pre class="raw">{ev.raw ?? '(no raw text: binary, direct call or over the capture cap)'}</pre>}
+        {tab.value === 'exchange' && <Exchange ev={ev} />}
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,82 @@
+/** Each reported surfacesHash beside the recomputed one, and what changed between consecutive surface sets. */
+import type { ClientState, HashVerdict } from '../../src/session/model-types.ts';
+import { JsonTree } from '../components/json-tree.tsx';
+import { clock } from '../format.ts';
+import { version } from '../state.ts';
+import { PerClient } from './clients.tsx';
+import { EventLink } from './event-detail.tsx';
+
+const VERDICT: Record<HashVerdict, string> = {
+  match: 'matches',
+  mismatch: 'MISMATCH',
+  'utf8-variant': 'hashed UTF-8 bytes (not UTF-16 code units)',
+  'utf16le-variant': 'hashed UTF-16LE bytes (not code units)',
+  'bad-format': 'not fnv1a64: + 16 hex digits',
+  missing: 'no surfacesHash (MUST be sent)',
+  unverifiable: 'cannot verify: surfaces not carried and none held under this hash',
+};
+
+function ClientHashes({ c }: { c: ClientState }) {
+  return (
+    <>
+      <table class="grid hashes">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Request</th>
+            <th>knownSurfaces</th>
+            <th>Reported</th>
+            <th>Recomputed</th>
+            <th>Surfaces</th>
+            <th>Verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.hashes.map((h) => (
+            <tr key={h.eventId} class={`v-${h.verdict}`} data-verdict={h.verdict}>
+              <td>{clock(h.t)}</td>
+              <td>
+                <EventLink id={h.eventId} label={h.requestId} />
+              </td>
+              <td class="mono">{h.knownSurfaces ?? '—'}</td>
+              <td class="mono">{h.reported ?? '—'}</td>
+              <td class="mono">{h.recomputed ?? '—'}</td>
+              <td>{h.carriedSurfaces ? 'carried' : 'left out'}</td>
+              <td class="verdict">{VERDICT[h.verdict]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {c.hashes.length === 0 && <p class="muted">No result has reported a surfacesHash yet.</p>}
+      <h4>Surface set changes</h4>
+      {c.surfaceSets.length === 0 && <p class="muted">No change yet.</p>}
+      <ol class="changes">
+        {c.surfaceSets.map((s) => (
+          <li key={s.eventId} data-testid="surface-change">
+            <div>
+              {clock(s.t)} <span class="mono">{s.before}</span> → <span class="mono">{s.after}</span> <EventLink id={s.eventId} label="event" />
+            </div>
+            <ul class="summary">
+              {s.summary.map((line, i) => (
+                <li key={i}>{line}</li>
+              ))}
+            </ul>
+            <details>
+              <summary>RFC 6902 patch ({s.patch.length} ops)</summary>
+              <JsonTree value={s.patch} />
+            </details>
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+export function Hashes() {
+  void version.value;
+  return (
+    <div class="view" data-testid="hashes-view">
+      <PerClient empty="No client yet." render={(c) => <ClientHashes c={c} />} />
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * Every event, newest last, like the Network panel: requests show their
+ * status and duration, results and acknowledgments the request they answer.
+ * A filter bar narrows by type, surface, action, status and free text.
+ */
+import { signal } from '@preact/signals';
+import type { WireEvent } from '../../src/session/wire.ts';
+import type { RequestState } from '../../src/session/model-types.ts';
+import { VirtualList } from '../components/virtual-list.tsx';
+import { categoryOf, clock, field, ms, short, surfaceOf, typeLabel, type Category } from '../format.ts';
+import { model, pausedAt, recorder, selectedClient, selectedEvent, version } from '../state.ts';
+import { EventDetail } from './event-detail.tsx';
+
+const category = signal<Category | ''>('');
+const surfaceFilter = signal('');
+const actionFilter = signal('');
+const statusFilter = signal('');
+const text = signal('');
+
+const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
+const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
+const ROW = 20;
+
+/** The request an event belongs to: its own, the one a result answers, or the one an ack acknowledges. */
+export function requestOf(ev: WireEvent): RequestState | undefined {
+  let id = field(ev, 'requestId');
+  if (!id && ev.kind === 'ack' && ev.ackOf) {
+    const target = recorder.byId.get(ev.ackOf);
+    if (target) id = field(target, 'requestId');
+  }
+  return id ? model.clients.get(ev.client)?.requests.get(id) : undefined;
+}
+
+function matches(ev: WireEvent): boolean {
+  if (selectedClient.value && ev.client !== selectedClient.value) return false;
+  if (category.value ? categoryOf(ev) !== category.value : ev.kind === 'other') return false;
+  const req = surfaceFilter.value || actionFilter.value || statusFilter.value ? requestOf(ev) : undefined;
+  if (surfaceFilter.value && !(surfaceOf(ev) ?? req?.surfaceId ?? '').includes(surfaceFilter.value)) return false;
+  if (actionFilter.value && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(actionFilter.value)) return false;
+  if (statusFilter.value && req?.status !== statusFilter.value) return false;
+  if (text.value) {
+    const needle = text.value.toLowerCase();
+    const hay = `${typeLabel(ev)} ${ev.raw ?? short(ev.payload, 2000)} ${ev.note ?? ''}`.toLowerCase();
+    if (!hay.includes(needle)) return false;
+  }
+  return true;
+}
+
+function details(ev: WireEvent, req: RequestState | undefined): string {
+  const p = ev.payload as Record<string, unknown> | null | undefined;
+  if (ev.kind === 'ack') return `${ev.dir === 'out' ? 'receipt' : 'ack'} ${short(ev.payload, 80)}${ev.note ? ` — ${ev.note}` : ''}`;
+  if (ev.kind === 'lifecycle' || ev.kind === 'malformed') return `${ev.note ?? ''} ${ev.raw ? short(ev.raw, 80) : ''}`.trim();
+  if (!p || typeof p !== 'object') return ev.note ?? short(ev.payload, 100);
+  switch (ev.type) {
+    case 'action:request':
+      return `${short(p.params, 100)}${p.approval ? ' 🔒' : ''}`;
+    case 'action:result': {
+      const interim = p.interim === true ? `interim ${typeof p.progress === 'number' ? `${p.progress}% ` : ''}` : '';
+      const outcome = p.success === true ? 'success' : p.success === false ? `error ${short((p.error as { code?: unknown })?.code)}` : '';
+      const trimmed = p.delivery ? ' trimmed' : '';
+      return `${interim}${outcome}${trimmed} ${req ? `← ${req.actionId}` : ''}`;
+    }
+    case 'surface:register': {
+      const s = p.surface as { actions?: unknown[]; observations?: unknown[] } | undefined;
+      return `${Array.isArray(s?.actions) ? s.actions.length : 0} actions, ${Array.isArray(s?.observations) ? s.observations.length : 0} observations`;
+    }
+    case 'observation:update':
+      return `${field(ev, 'observationId') ?? ''} = ${short(p.value, 100)}`;
+    default:
+      return short(p, 120);
+  }
+}
+
+function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: boolean }) {
+  const req = requestOf(ev);
+  const client = recorder.clients.get(ev.client);
+  const isRequest = ev.type === 'action:request';
+  return (
+    <div
+      role="row"
+      aria-selected={selected}
+      class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''}`}
+      data-type={typeLabel(ev)}
+      data-id={ev.id}
+      onClick={() => (selectedEvent.value = ev.id)}
+    >
+      <span class="c-time">{clock(ev.t)}</span>
+      <span class="c-client" title={client?.label}>{client?.kind ?? '?'}</span>
+      <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
+      <span class="c-type">{typeLabel(ev)}{ev.injected ? ' (injected)' : ''}</span>
+      <span class="c-target">{[surfaceOf(ev) ?? req?.surfaceId, field(ev, 'actionId') ?? field(ev, 'observationId') ?? (isRequest ? '' : req?.actionId)].filter(Boolean).join(' › ')}</span>
+      <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
+      <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>
+      <span class="c-details">{details(ev, req)}</span>
+    </div>
+  );
+}
+
+export function Timeline() {
+  void version.value;
+  const all = pausedAt.value === null ? recorder.events : recorder.events.slice(0, pausedAt.value);
+  const list = all.filter(matches);
+  const sel = selectedEvent.value;
+  const selIndex = sel ? list.findIndex((e) => e.id === sel) : -1;
+  const selected = sel ? recorder.byId.get(sel) : undefined;
+  return (
+    <div class="timeline">
+      <div class="filterbar" role="search">
+        <input type="search" placeholder="Filter" aria-label="Free-text filter" value={text.value} onInput={(e) => (text.value = (e.target as HTMLInputElement).value)} />
+        <select aria-label="Type" value={category.value} onChange={(e) => (category.value = (e.target as HTMLSelectElement).value as Category | '')}>
+          <option value="">All OUI</option>
+          {CATEGORIES.map((c) => (
+            <option value={c}>{c}</option>
+          ))}
+        </select>
+        <input placeholder="surface" aria-label="Surface" value={surfaceFilter.value} onInput={(e) => (surfaceFilter.value = (e.target as HTMLInputElement).value)} />
+        <input placeholder="action" aria-label="Action" value={actionFilter.value} onInput={(e) => (actionFilter.value = (e.target as HTMLInputElement).value)} />
+        <select aria-label="Status" value={statusFilter.value} onChange={(e) => (statusFilter.value = (e.target as HTMLSelectElement).value)}>
+          <option value="">Any status</option>
+          {STATUSES.map((s) => (
+            <option value={s}>{s}</option>
+          ))}
+        </select>
+        <span class="count" data-testid="event-count">
+          {list.length} / {all.length} events
+        </span>
+      </div>
+      <div class={`split ${selected ? 'with-detail' : ''}`}>
+        <div class="list-pane">
+          <div class="row head" role="row">
+            <span class="c-time">Time</span>
+            <span class="c-client">Client</span>
+            <span class="c-dir" />
+            <span class="c-type">Type</span>
+            <span class="c-target">Surface › action</span>
+            <span class="c-status">Status</span>
+            <span class="c-dur">Duration</span>
+            <span class="c-details">Details</span>
+          </div>
+          <VirtualList
+            items={list}
+            rowHeight={ROW}
+            label="Events"
+            focusIndex={selIndex}
+            render={(ev, i) => <Row key={ev.id} ev={ev} index={i} selected={ev.id === sel} />}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                e.preventDefault();
+                const next = Math.max(0, Math.min(list.length - 1, selIndex + (e.key === 'ArrowDown' ? 1 : -1)));
+                if (list[next]) selectedEvent.value = list[next]!.id;
+              } else if (e.key === 'Escape') {
+                selectedEvent.value = null;
+              }
+            }}
+          />
+        </div>
+        {selected && <EventDetail ev={selected} />}
+      </div>
+    </div>
+  );
+}
