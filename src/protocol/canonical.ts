@@ -109,10 +109,10 @@ function className(o: object): string {
     const ctor = proto && Object.prototype.hasOwnProperty.call(proto, 'constructor') ? proto.constructor : undefined;
     const name = ctor && typeof ctor === 'function' ? ctor.name : undefined;
     if (typeof name === 'string' && name) return name;
+    return Object.prototype.toString.call(o).slice(8, -1);
   } catch {
-    /* fall through */
+    return 'an unknown class';
   }
-  return Object.prototype.toString.call(o).slice(8, -1);
 }
 
 /**

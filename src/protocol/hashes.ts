@@ -47,7 +47,7 @@ export function argsHash(params: unknown): Promise<string> {
   }
   const subtle = getSubtle();
   if (!subtle) return Promise.resolve().then(() => bytesToHex(sha256(bytes)));
-  return subtle.digest('SHA-256', bytes).then(
+  return subtle.digest('SHA-256', bytes as BufferSource).then(
     (digest) => bytesToHex(new Uint8Array(digest)),
     // Not a secure context, or no SHA-256 there: noble does it.
     () => bytesToHex(sha256(bytes)),
@@ -85,12 +85,40 @@ function sortKeys(keys: string[]): string[] {
   return keys;
 }
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Whether the shared prototypes carry a toJSON (someone added one): then
+ * every object has to be asked. Checked once per call.
+ */
+let prototypesHaveToJSON = false;
+function checkPrototypes(): void {
+  prototypesHaveToJSON =
+    (Object.prototype as { toJSON?: unknown }).toJSON !== undefined ||
+    (Array.prototype as { toJSON?: unknown }).toJSON !== undefined;
+}
+
 /** JSON.stringify's SerializeJSONProperty preamble: toJSON, then unwrap boxed primitives. */
 function prepare(v: unknown, key: string): unknown {
-  if (v !== null && (typeof v === 'object' || typeof v === 'bigint')) {
-    const toJSON = (v as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') v = toJSON.call(v, key);
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'bigint') {
+      const toJSON = (v as unknown as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return prepareSlow(toJSON.call(v, key));
+    }
+    return v;
   }
+  // Plain objects and arrays (the usual case) can only have an own toJSON.
+  if (!prototypesHaveToJSON) {
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if ((proto === Object.prototype || proto === Array.prototype || proto === null) && !hasOwn.call(v, 'toJSON')) {
+      return v;
+    }
+  }
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  return prepareSlow(typeof toJSON === 'function' ? toJSON.call(v, key) : v);
+}
+
+function prepareSlow(v: unknown): unknown {
   if (v !== null && typeof v === 'object') {
     if (v instanceof Number) return Number(v);
     if (v instanceof String) return String(v);
@@ -180,6 +208,7 @@ class SortedWriter {
  * `undefined` throws a TypeError.
  */
 export function sortedJson(value: unknown): string {
+  checkPrototypes();
   const w = new SortedWriter();
   if (!w.value(value, '')) throw new TypeError(`sortedJson: ${typeof value} has no JSON form`);
   return w.out;
@@ -248,118 +277,167 @@ function fnv1a64Utf16le(s: string): string {
 // surfaces hash: the sorted JSON hashed as it is walked, never built
 // ---------------------------------------------------------------------------
 
-class HashWriter {
-  hi = OFFSET_HI;
-  lo = OFFSET_LO;
-  private readonly ancestors: object[] = [];
+// The walk keeps the hash state in module variables (H, L): plain locals of
+// the module, cheaper than object fields in the hot paths. A surfacesHash call
+// runs to completion synchronously, so nothing else sees them mid-way; a
+// toJSON that calls surfacesHash re-entrantly is handled by saving them.
+let H = OFFSET_HI;
+let L = OFFSET_LO;
+let ANCESTORS: object[] = [];
 
-  private unit(u: number): void {
-    const lo = this.lo ^ u;
+function hashUnit(u: number): void {
+  const lo = L ^ u;
+  const carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
+  H = (Math.imul(H, 0x1b3) + carry + (lo << 8)) | 0;
+  L = Math.imul(lo, 0x1b3);
+}
+
+function hashText(s: string): void {
+  let hi = H;
+  let lo = L;
+  for (let i = 0; i < s.length; i++) {
+    lo ^= s.charCodeAt(i);
     const carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
-    this.hi = (Math.imul(this.hi, 0x1b3) + carry + (lo << 8)) | 0;
-    this.lo = Math.imul(lo, 0x1b3);
-  }
-
-  private text(s: string): void {
-    let hi = this.hi;
-    let lo = this.lo;
-    for (let i = 0; i < s.length; i++) {
-      lo ^= s.charCodeAt(i);
-      const carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
-      hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
-      lo = Math.imul(lo, 0x1b3);
-    }
-    this.hi = hi;
-    this.lo = lo;
-  }
-
-  /** A JSON string literal: hashed straight from `s` unless something in it needs escaping. */
-  private quoted(s: string): void {
-    let hi = this.hi;
-    let lo = this.lo;
-    // the opening quote
-    lo ^= 0x22;
-    let carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
     hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
     lo = Math.imul(lo, 0x1b3);
-    for (let i = 0; i < s.length; i++) {
-      const u = s.charCodeAt(i);
-      if (u < 0x20 || u === 0x22 || u === 0x5c || (u >= 0xd800 && u <= 0xdfff)) {
-        // Needs escaping (or may: surrogates): hash JSON.stringify's form instead.
-        this.text(JSON.stringify(s));
-        return;
-      }
-      lo ^= u;
-      carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
-      hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
-      lo = Math.imul(lo, 0x1b3);
-    }
-    lo ^= 0x22;
+  }
+  H = hi;
+  L = lo;
+}
+
+/**
+ * 1 for the code units `JSON.stringify` may escape: controls, `"`, `\\`, and
+ * surrogates (escaped when lone). A table lookup ORed into a flag keeps the
+ * hashing loop free of branches.
+ */
+const MAY_ESCAPE = /* @__PURE__ */ (() => {
+  const t = new Uint8Array(65536);
+  t.fill(1, 0, 0x20);
+  t[0x22] = 1;
+  t[0x5c] = 1;
+  t.fill(1, 0xd800, 0xe000);
+  return t;
+})();
+
+/**
+ * Hashes `prefix` (one unit or none: -1), then the JSON string literal of `s`,
+ * then `suffix` (one unit or none). Straight from `s` unless something in it
+ * needs escaping: then JSON.stringify's form is hashed instead.
+ */
+function hashQuoted(prefix: number, s: string, suffix: number): void {
+  const h0 = H;
+  const l0 = L;
+  let hi = h0;
+  let lo = l0;
+  let carry: number;
+  if (prefix >= 0) {
+    lo ^= prefix;
     carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
     hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
     lo = Math.imul(lo, 0x1b3);
-    this.hi = hi;
-    this.lo = lo;
   }
-
-  /** Whether `v` (after toJSON) has a JSON form; hashes it if so. */
-  value(v: unknown, key: string): boolean {
-    v = prepare(v, key);
-    if (skipsInObject(v)) return false;
-    this.prepared(v);
-    return true;
+  lo ^= 0x22; // the opening quote
+  carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
+  hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
+  lo = Math.imul(lo, 0x1b3);
+  let escapes = 0;
+  for (let i = 0; i < s.length; i++) {
+    const u = s.charCodeAt(i);
+    escapes |= MAY_ESCAPE[u] as number;
+    lo ^= u;
+    carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
+    hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
+    lo = Math.imul(lo, 0x1b3);
   }
+  if (escapes !== 0) {
+    // Start again from the saved state with the escaped form.
+    H = h0;
+    L = l0;
+    if (prefix >= 0) hashUnit(prefix);
+    hashText(JSON.stringify(s));
+    if (suffix >= 0) hashUnit(suffix);
+    return;
+  }
+  lo ^= 0x22; // the closing quote
+  carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
+  hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
+  lo = Math.imul(lo, 0x1b3);
+  if (suffix >= 0) {
+    lo ^= suffix;
+    carry = ((lo >>> 16) * 0x1b3 + (((lo & 0xffff) * 0x1b3) >>> 16)) >>> 16;
+    hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) | 0;
+    lo = Math.imul(lo, 0x1b3);
+  }
+  H = hi;
+  L = lo;
+}
 
-  private object(o: object): void {
-    const anc = this.ancestors;
+function hashNumber(v: number): void {
+  if (v >= 0 && v < 10 && (v | 0) === v) hashUnit(0x30 + v);
+  else hashText(v === v && v !== Infinity && v !== -Infinity ? '' + v : 'null');
+}
+
+/** Hashes a value already through `prepare` that has a JSON form. */
+function hashPrepared(v: unknown): void {
+  switch (typeof v) {
+    case 'string':
+      hashQuoted(-1, v, -1);
+      return;
+    case 'number':
+      hashNumber(v);
+      return;
+    case 'boolean':
+      hashText(v ? 'true' : 'false');
+      return;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    default:
+      if (v === null) hashText('null');
+      else hashObject(v as object);
+  }
+}
+
+/**
+ * Ancestors are only searched from this depth on: a cycle makes the walk go
+ * deeper without end, so it is caught there, and the usual shallow value pays
+ * nothing for the check.
+ */
+const CYCLE_CHECK_DEPTH = 24;
+
+function hashObject(o: object): void {
+  const anc = ANCESTORS;
+  if (anc.length >= CYCLE_CHECK_DEPTH) {
     for (let i = 0; i < anc.length; i++) if (anc[i] === o) throw circular();
-    anc.push(o);
-    if (Array.isArray(o)) {
-      this.unit(0x5b);
-      const n = o.length;
-      for (let i = 0; i < n; i++) {
-        if (i > 0) this.unit(0x2c);
-        if (!this.value(o[i], '' + i)) this.text('null');
-      }
-      this.unit(0x5d);
-    } else {
-      const keys = sortKeys(Object.keys(o));
-      this.unit(0x7b);
-      let first = true;
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i] as string;
-        const v = prepare((o as Record<string, unknown>)[k], k);
-        if (skipsInObject(v)) continue;
-        if (first) first = false;
-        else this.unit(0x2c);
-        this.quoted(k);
-        this.unit(0x3a);
-        // Already prepared: hash without calling toJSON a second time.
-        this.prepared(v);
-      }
-      this.unit(0x7d);
-    }
-    anc.pop();
   }
-
-  private prepared(v: unknown): void {
-    switch (typeof v) {
-      case 'string':
-        this.quoted(v);
-        return;
-      case 'number':
-        this.text(v === v && v !== Infinity && v !== -Infinity ? '' + v : 'null');
-        return;
-      case 'boolean':
-        this.text(v ? 'true' : 'false');
-        return;
-      case 'bigint':
-        throw new TypeError('Do not know how to serialize a BigInt');
-      default:
-        if (v === null) this.text('null');
-        else this.object(v as object);
+  anc.push(o);
+  if (Array.isArray(o)) {
+    hashUnit(0x5b);
+    const n = o.length;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) hashUnit(0x2c);
+      let v: unknown = o[i];
+      if ((typeof v === 'object' && v !== null) || typeof v === 'bigint') v = prepare(v, '' + i);
+      if (skipsInObject(v)) hashText('null');
+      else hashPrepared(v);
     }
+    hashUnit(0x5d);
+  } else {
+    const keys = sortKeys(Object.keys(o));
+    // '{' goes in front of the first member name (or alone), ',' in front of the others.
+    let before = 0x7b;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      let v: unknown = (o as Record<string, unknown>)[k];
+      if ((typeof v === 'object' && v !== null) || typeof v === 'bigint') v = prepare(v, k);
+      if (skipsInObject(v)) continue;
+      hashQuoted(before, k, 0x3a);
+      before = 0x2c;
+      hashPrepared(v);
+    }
+    if (before === 0x7b) hashUnit(0x7b);
+    hashUnit(0x7d);
   }
+  anc.pop();
 }
 
 /**
@@ -368,9 +446,19 @@ class HashWriter {
  * while walking the value: the sorted JSON text is never built.
  */
 export function surfacesHash(surfaces: unknown): string {
-  const w = new HashWriter();
-  if (!w.value(surfaces, '')) throw new TypeError(`surfacesHash: ${typeof surfaces} has no JSON form`);
-  return 'fnv1a64:' + hex64(w.hi, w.lo);
+  const saved = [H, L, ANCESTORS] as const;
+  H = OFFSET_HI;
+  L = OFFSET_LO;
+  ANCESTORS = [];
+  try {
+    checkPrototypes();
+    const v = prepare(surfaces, '');
+    if (skipsInObject(v)) throw new TypeError(`surfacesHash: ${typeof v} has no JSON form`);
+    hashPrepared(v);
+    return 'fnv1a64:' + hex64(H, L);
+  } finally {
+    [H, L, ANCESTORS] = saved;
+  }
 }
 
 /** The spec's hash and the two wrong variants clients have been seen to compute. */

@@ -1,4 +1,12 @@
+/**
+ * The OUI protocol core: types, effects and approvals, canonical JSON and the
+ * two hashes, event parsing, JSON Schema validation. Pure: runs in Node,
+ * pages, workers and the panel.
+ */
 export * from './types.ts';
 export * from './effects.ts';
 export * from './canonical.ts';
 export * from './hashes.ts';
+export * from './events.ts';
+export * from './schema.ts';
+export * from './socketio.ts';

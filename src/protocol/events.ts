@@ -1,0 +1,935 @@
+/**
+ * Parsing protocol events (§7.1, Appendix A) from whatever a transport
+ * delivered: total functions that never throw, whatever the input — cycles,
+ * getters or Proxies that throw, 10,000-deep nesting, `__proto__` members,
+ * huge arrays, class instances, bigints, symbols, functions.
+ *
+ * Two steps:
+ * 1. A bounded, guarded copy of the input into plain JSON data (every read in
+ *    try/catch, depth ≤ MAX_CLONE_DEPTH, at most MAX_CLONE_VALUES values,
+ *    `__proto__` kept as an own data member, nothing inherited). What JSON
+ *    could not carry is replaced as JSON.stringify would (NaN → null,
+ *    functions left out, …) or by a marker string, with a warning.
+ * 2. Validation of that copy per event type. An event is usable (`ok: true`)
+ *    when its required fields are present with the right types; spec
+ *    violations that leave it usable are listed in `problems` for the session
+ *    model to raise as findings. A mistyped optional field is left out of the
+ *    returned event (an error problem says so), so the event's types hold.
+ *
+ * Pointers in problems are JSON pointers from the event (`/payload/...`) for
+ * `parseEvent`, from the payload for `parsePayload`.
+ *
+ * Pure: no DOM, no extension API, no Node APIs.
+ */
+
+import { isEffectKind } from './effects.ts';
+import { escapePointerSegment, isPlainObject } from './canonical.ts';
+import {
+  ARGS_HASH_PATTERN,
+  DELIVERY_OMITTABLE,
+  OBSERVATION_UPDATE_FREQUENCIES,
+  OUI_PROTOCOL_EVENT_TYPES,
+  SURFACES_HASH_PATTERN,
+  checkActionId,
+  checkSurfaceId,
+  isStandardErrorCode,
+  type OUIAcknowledgment,
+  type OUIProtocolEvent,
+  type OUIProtocolEventType,
+} from './types.ts';
+
+export interface Problem {
+  /** JSON pointer (RFC 6901) to the offending value. */
+  path: string;
+  message: string;
+  /** The spec section the rule comes from, e.g. '§7.3.2'. */
+  section?: string;
+  severity: 'error' | 'warning';
+}
+
+export type ParseResult =
+  | { ok: true; event: OUIProtocolEvent; problems: Problem[] }
+  | { ok: false; extension?: string; problems: Problem[] };
+
+/** Nested values deeper than this (from the event root) are replaced by TRUNCATED_DEPTH. */
+export const MAX_CLONE_DEPTH = 256;
+/** At most this many values (of any kind) are copied from one event. */
+export const MAX_CLONE_VALUES = 2_000_000;
+/** At most this many problems are listed for one event (then one that says how many more). */
+export const MAX_PROBLEMS = 200;
+
+export const TRUNCATED_DEPTH = '[truncated: depth]';
+export const TRUNCATED_SIZE = '[truncated: size]';
+export const CIRCULAR = '[circular]';
+export const UNREADABLE = '[unreadable]';
+
+// ---------------------------------------------------------------------------
+// Problems
+// ---------------------------------------------------------------------------
+
+class Problems {
+  readonly list: Problem[] = [];
+  private dropped = 0;
+  fatal = false;
+
+  add(severity: 'error' | 'warning', path: string, message: string, section?: string): void {
+    if (this.list.length >= MAX_PROBLEMS) {
+      this.dropped++;
+      return;
+    }
+    const p: Problem = { path, message, severity };
+    if (section !== undefined) p.section = section;
+    this.list.push(p);
+  }
+  error(path: string, message: string, section?: string): void {
+    this.add('error', path, message, section);
+  }
+  warn(path: string, message: string, section?: string): void {
+    this.add('warning', path, message, section);
+  }
+  /** An error that makes the event unusable. */
+  fail(path: string, message: string, section?: string): void {
+    this.fatal = true;
+    this.add('error', path, message, section);
+  }
+  done(): Problem[] {
+    if (this.dropped > 0) {
+      this.list.push({ path: '', message: `${this.dropped} more problems not listed`, severity: 'warning' });
+      this.dropped = 0;
+    }
+    return this.list;
+  }
+}
+
+function messageOf(e: unknown): string {
+  try {
+    if (e instanceof Error) return String(e.message);
+    return String(e);
+  } catch {
+    return 'unprintable error';
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Step 1: a guarded, bounded copy into plain JSON data
+// ---------------------------------------------------------------------------
+
+const OMIT: unique symbol = Symbol('omit');
+
+interface CloneState {
+  problems: Problems;
+  values: number;
+  sizeReported: boolean;
+  ancestors: object[];
+}
+
+function safeClassName(o: object): string {
+  try {
+    const tag = Object.prototype.toString.call(o);
+    return tag.slice(8, -1);
+  } catch {
+    return 'unknown';
+  }
+}
+
+function defineMember(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    out[key] = value;
+  }
+}
+
+/**
+ * A JSON-safe copy of `v`, or OMIT for what JSON leaves out of an object
+ * (undefined, functions, symbols). Never throws.
+ */
+function cloneJson(st: CloneState, v: unknown, path: string, depth: number): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      if (v === v && v !== Infinity && v !== -Infinity) return v;
+      st.problems.warn(path, `${String(v)} is not a JSON number (it is sent as null)`);
+      return null;
+    case 'undefined':
+      return OMIT;
+    case 'function':
+      st.problems.warn(path, 'a function is not JSON (it is left out)');
+      return OMIT;
+    case 'symbol':
+      st.problems.warn(path, 'a symbol is not JSON (it is left out)');
+      return OMIT;
+    case 'bigint':
+      st.problems.warn(path, 'a bigint is not JSON (JSON.stringify throws on it)');
+      return '[bigint]';
+    case 'object':
+      if (v === null) return null;
+      return cloneObject(st, v, path, depth);
+    default:
+      return OMIT;
+  }
+}
+
+/** Counts one more value; false (after reporting it once) when the budget is spent. */
+function spend(st: CloneState, path: string): boolean {
+  if (++st.values <= MAX_CLONE_VALUES) return true;
+  if (!st.sizeReported) {
+    st.sizeReported = true;
+    st.problems.warn(path, `more than ${MAX_CLONE_VALUES} values: the rest was not copied`);
+  }
+  return false;
+}
+
+/**
+ * Objects and arrays spend the value budget (one per container, one per array
+ * item or member); once it is spent, containers become TRUNCATED_SIZE while
+ * the primitive members of objects still being copied are kept, so a huge
+ * value does not take the small fields next to it along.
+ */
+function cloneObject(st: CloneState, o: object, path: string, depth: number): unknown {
+  if (!spend(st, path)) return TRUNCATED_SIZE;
+  if (depth >= MAX_CLONE_DEPTH) {
+    st.problems.warn(path, `nested more than ${MAX_CLONE_DEPTH} levels deep: the rest was not copied`);
+    return TRUNCATED_DEPTH;
+  }
+  const anc = st.ancestors;
+  for (let i = 0; i < anc.length; i++) {
+    if (anc[i] === o) {
+      st.problems.warn(path, 'a value that contains itself (a cycle) cannot be sent as JSON');
+      return CIRCULAR;
+    }
+  }
+  let isArray: boolean;
+  let proto: unknown;
+  try {
+    isArray = Array.isArray(o);
+    proto = Object.getPrototypeOf(o);
+  } catch (e) {
+    st.problems.warn(path, `a value that could not be read (${messageOf(e)})`);
+    return UNREADABLE;
+  }
+  anc.push(o);
+  try {
+    if (isArray) return cloneArray(st, o as unknown[], path, depth);
+    if (proto !== null && proto !== Object.prototype) {
+      const special = cloneSpecial(st, o, path);
+      if (special !== OMIT) return special;
+    }
+    let keys: string[];
+    try {
+      keys = Object.keys(o);
+    } catch (e) {
+      st.problems.warn(path, `an object whose members could not be listed (${messageOf(e)})`);
+      return UNREADABLE;
+    }
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      const childPath = path + '/' + escapePointerSegment(k);
+      let item: unknown;
+      try {
+        item = (o as Record<string, unknown>)[k];
+      } catch (e) {
+        st.problems.warn(childPath, `a member that could not be read (${messageOf(e)})`);
+        defineMember(out, k, UNREADABLE);
+        continue;
+      }
+      st.values++;
+      const c = cloneJson(st, item, childPath, depth + 1);
+      if (c !== OMIT) defineMember(out, k, c);
+    }
+    return out;
+  } finally {
+    anc.pop();
+  }
+}
+
+function cloneArray(st: CloneState, a: unknown[], path: string, depth: number): unknown {
+  let n: number;
+  try {
+    n = a.length;
+  } catch (e) {
+    st.problems.warn(path, `an array whose length could not be read (${messageOf(e)})`);
+    return UNREADABLE;
+  }
+  if (typeof n !== 'number' || !(n >= 0)) n = 0;
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!spend(st, path + '/' + i)) {
+      out.push(TRUNCATED_SIZE);
+      break;
+    }
+    let item: unknown;
+    try {
+      item = a[i];
+    } catch (e) {
+      st.problems.warn(path + '/' + i, `an item that could not be read (${messageOf(e)})`);
+      out.push(UNREADABLE);
+      continue;
+    }
+    const c = cloneJson(st, item, path + '/' + i, depth + 1);
+    // JSON turns what it leaves out of objects into null in arrays.
+    out.push(c === OMIT ? null : c);
+  }
+  return out;
+}
+
+/**
+ * Objects that are not plain: boxed primitives and dates as JSON.stringify
+ * writes them; anything else is copied member by member like a plain object,
+ * with a warning. toJSON is not called (no code of the page runs here beyond
+ * getters).
+ */
+function cloneSpecial(st: CloneState, o: object, path: string): unknown {
+  const tag = safeClassName(o);
+  try {
+    switch (tag) {
+      case 'Number':
+        if (o instanceof Number) {
+          const n = Number.prototype.valueOf.call(o);
+          return Number.isFinite(n) ? n : null;
+        }
+        break;
+      case 'String':
+        if (o instanceof String) return String.prototype.valueOf.call(o);
+        break;
+      case 'Boolean':
+        if (o instanceof Boolean) return Boolean.prototype.valueOf.call(o);
+        break;
+      case 'Date':
+        if (o instanceof Date) {
+          const t = Date.prototype.getTime.call(o);
+          st.problems.warn(path, 'a Date is not JSON (sent as its ISO string)');
+          return Number.isFinite(t) ? Date.prototype.toISOString.call(o) : null;
+        }
+        break;
+      case 'Object':
+        // Another realm's plain object, or an instance of a class: copy its members.
+        if (!isPlainObject(o)) st.problems.warn(path, 'an instance of a class is not plain JSON data (copied as an object of its own members)');
+        break;
+      default:
+        st.problems.warn(path, `${tag} is not plain JSON data (copied as an object of its own members)`);
+        return OMIT;
+    }
+  } catch (e) {
+    st.problems.warn(path, `a value that could not be read (${messageOf(e)})`);
+    return UNREADABLE;
+  }
+  return OMIT;
+}
+
+/** A bounded, guarded JSON-safe copy (see module comment). Never throws. */
+export function toJsonSafe(value: unknown, problems?: Problem[], path = ''): unknown {
+  const p = new Problems();
+  const st: CloneState = { problems: p, values: 0, sizeReported: false, ancestors: [] };
+  let c: unknown;
+  try {
+    c = cloneJson(st, value, path, 0);
+  } catch (e) {
+    p.warn(path, `a value that could not be read (${messageOf(e)})`);
+    c = UNREADABLE;
+  }
+  if (problems) problems.push(...p.done());
+  return c === OMIT ? undefined : c;
+}
+
+/**
+ * Reads an own member, as JSON.stringify would send it: inherited members
+ * (a polluted prototype, a class's accessors) are not read. An own getter
+ * runs, inside try/catch.
+ */
+function safeGet(o: object, key: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    const d = Object.getOwnPropertyDescriptor(o, key);
+    if (d === undefined) return { ok: true, value: undefined };
+    if ('value' in d) return { ok: true, value: d.value };
+    return { ok: true, value: typeof d.get === 'function' ? d.get.call(o) : undefined };
+  } catch (e) {
+    return { ok: false, error: messageOf(e) };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Step 2: validation of the copy
+// ---------------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** "a string", "an array", "missing", … for messages. */
+function kindOf(v: unknown, present = true): string {
+  if (!present) return 'missing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  switch (typeof v) {
+    case 'object':
+      return 'an object';
+    case 'string':
+      return v === '' ? 'an empty string' : 'a string';
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return typeof v;
+  }
+}
+
+function ptr(base: string, key: string | number): string {
+  return base + '/' + (typeof key === 'number' ? String(key) : escapePointerSegment(key));
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+/** A required member: missing or mistyped makes the event unusable. */
+function required(
+  p: Problems,
+  o: Obj,
+  key: string,
+  base: string,
+  test: (v: unknown) => boolean,
+  expected: string,
+  section?: string,
+): boolean {
+  const present = hasOwn(o, key);
+  const v = present ? o[key] : undefined;
+  if (present && test(v)) return true;
+  p.fail(ptr(base, key), `${key} must be ${expected} (got ${kindOf(v, present)})`, section);
+  return false;
+}
+
+/** An optional member: when present and mistyped, an error, and it is left out of the event. */
+function optional(
+  p: Problems,
+  o: Obj,
+  key: string,
+  base: string,
+  test: (v: unknown) => boolean,
+  expected: string,
+  section?: string,
+): boolean {
+  if (!hasOwn(o, key)) return false;
+  if (test(o[key])) return true;
+  p.error(ptr(base, key), `${key} must be ${expected} when present (got ${kindOf(o[key])}); left out`, section);
+  delete o[key];
+  return false;
+}
+
+function checkTimestamp(p: Problems, o: Obj, base: string, section: string, isRequired = true): void {
+  const ok = isRequired
+    ? required(p, o, 'timestamp', base, isNumber, 'a number (epoch milliseconds)', section)
+    : optional(p, o, 'timestamp', base, isNumber, 'a number (epoch milliseconds)', section);
+  if (!ok) return;
+  const t = o.timestamp as number;
+  if (!Number.isInteger(t)) p.warn(ptr(base, 'timestamp'), `timestamp ${t} is not a whole number of milliseconds`, section);
+  else if (t < 0) p.warn(ptr(base, 'timestamp'), `timestamp ${t} is negative`, section);
+}
+
+function checkSurfaceIdValue(p: Problems, id: string, path: string): void {
+  const why = checkSurfaceId(id);
+  if (why) p.error(path, `surface id ${JSON.stringify(id)} ${why}`, '§3.2');
+}
+
+function checkActionIdValue(p: Problems, id: string, path: string, what: 'action' | 'observation'): void {
+  const why = checkActionId(id);
+  if (why) p.error(path, `${what} id ${JSON.stringify(id)} ${why}`, what === 'action' ? '§4.2' : '§5.2');
+}
+
+/** Looks for `$ref`s that leave the schema (§4.3: self-contained), within a bounded walk. */
+function externalRefs(schema: unknown, base: string, out: string[]): void {
+  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: schema, path: base, depth: 0 }];
+  let visited = 0;
+  while (stack.length > 0 && visited < 10_000 && out.length < 5) {
+    const { v, path, depth } = stack.pop()!;
+    visited++;
+    if (typeof v !== 'object' || v === null || depth > 64) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: ptr(path, i), depth: depth + 1 });
+      continue;
+    }
+    for (const k of Object.keys(v)) {
+      const c = (v as Obj)[k];
+      if (k === '$ref' && typeof c === 'string' && !c.startsWith('#')) out.push(ptr(path, k));
+      else stack.push({ v: c, path: ptr(path, k), depth: depth + 1 });
+    }
+  }
+}
+
+const isSchema = (v: unknown): boolean => isObj(v) || typeof v === 'boolean';
+
+/** Checks one action; returns whether it is usable. Mistyped optional members are removed. */
+function checkAction(p: Problems, a: unknown, base: string): a is Obj {
+  if (!isObj(a)) {
+    p.fail(base, `an action must be an object (got ${kindOf(a)})`, '§4.1');
+    return false;
+  }
+  let usable = required(p, a, 'id', base, isString, 'a string', '§4.1');
+  if (usable) checkActionIdValue(p, a.id as string, ptr(base, 'id'), 'action');
+  usable = required(p, a, 'description', base, isString, 'a string', '§4.1') && usable;
+  usable = required(p, a, 'input', base, isObj, 'a JSON Schema object', '§4.1') && usable;
+  if (isObj(a.input)) {
+    if (a.input.type !== 'object') {
+      p.warn(ptr(base, 'input'), `the input schema's top level SHOULD be type "object" (got ${JSON.stringify(a.input.type ?? null)})`, '§4.3');
+    }
+    const refs: string[] = [];
+    externalRefs(a.input, ptr(base, 'input'), refs);
+    for (const r of refs) p.error(r, 'the input schema MUST be self-contained (no external $ref)', '§4.3');
+  }
+  optional(p, a, 'title', base, isString, 'a string');
+  if (hasOwn(a, 'effect') && !isEffectKind(a.effect)) {
+    p.error(
+      ptr(base, 'effect'),
+      `effect must be one of view, selection, navigate, open, edit, file, mutate, job, transaction (got ${JSON.stringify(a.effect)}); left out, so the action counts as a write`,
+      'types: OUIEffectKind',
+    );
+    delete a.effect;
+  }
+  optional(p, a, 'output', base, isSchema, 'a JSON Schema', '§4.1');
+  optional(p, a, 'confirm', base, isBoolean, 'a boolean', '§4.1');
+  optional(p, a, 'async', base, isBoolean, 'a boolean', '§4.1');
+  if (optional(p, a, 'polling', base, isObj, 'an object', 'types: OUIActionPolling')) {
+    const pol = a.polling as Obj;
+    const pb = ptr(base, 'polling');
+    if (!isNumber(pol.intervalMs) || !(pol.intervalMs > 0)) {
+      p.error(ptr(pb, 'intervalMs'), `intervalMs must be a positive number (got ${kindOf(pol.intervalMs, hasOwn(pol, 'intervalMs'))})`, 'types: OUIActionPolling');
+    }
+  }
+  optional(p, a, 'usage', base, isString, 'a string', '§4.1');
+  optional(p, a, 'preconditions', base, isString, 'a string', '§4.1');
+  optional(p, a, 'estimatedDuration', base, isString, 'a string', '§4.1');
+  optional(p, a, 'tags', base, isStringArray, 'an array of strings', '§4.1');
+  return usable;
+}
+
+/** Checks one observation declaration; returns whether it is usable. */
+function checkObservation(p: Problems, o: unknown, base: string): o is Obj {
+  if (!isObj(o)) {
+    p.error(base, `an observation must be an object (got ${kindOf(o)})`, '§5.1');
+    return false;
+  }
+  let usable = true;
+  const need = (key: string, test: (v: unknown) => boolean, expected: string): void => {
+    if (hasOwn(o, key) && test(o[key])) return;
+    p.error(ptr(base, key), `${key} must be ${expected} (got ${kindOf(o[key], hasOwn(o, key))})`, '§5.1');
+    usable = false;
+  };
+  need('id', isString, 'a string');
+  if (isString(o.id)) checkActionIdValue(p, o.id, ptr(base, 'id'), 'observation');
+  need('description', isString, 'a string');
+  need('schema', isSchema, 'a JSON Schema');
+  optional(
+    p,
+    o,
+    'updateFrequency',
+    base,
+    (v) => (OBSERVATION_UPDATE_FREQUENCIES as readonly unknown[]).includes(v),
+    'one of "realtime", "on-change", "polling"',
+    '§5.3.1',
+  );
+  return usable;
+}
+
+function checkActivation(p: Problems, s: Obj, base: string): void {
+  if (!optional(p, s, 'activation', base, isObj, 'an object', '§6.1')) return;
+  const act = s.activation as Obj;
+  const ab = ptr(base, 'activation');
+  optional(p, act, 'routes', ab, (v) => isString(v) || isStringArray(v), 'a string or an array of strings', '§6.1');
+  if (optional(p, act, 'entity', ab, isObj, 'an object', '§6.1')) {
+    const ent = act.entity as Obj;
+    if (!isString(ent.type)) {
+      p.error(ptr(ptr(ab, 'entity'), 'type'), `entity.type must be a string (got ${kindOf(ent.type, hasOwn(ent, 'type'))}); entity left out`, '§6.1');
+      delete act.entity;
+    } else {
+      optional(p, ent, 'id', ptr(ab, 'entity'), isString, 'a string', '§6.1');
+    }
+  }
+  optional(p, act, 'condition', ab, isString, 'a string', '§6.1');
+}
+
+/**
+ * Checks a surface. Problems that make it unusable are recorded as errors
+ * and make the return value false; the caller decides what that means.
+ */
+function checkSurface(p: Problems, s: unknown, base: string): s is Obj {
+  // Collect into a scratch sink so the caller can choose fatal or not.
+  if (!isObj(s)) {
+    p.error(base, `a surface must be an object (got ${kindOf(s)})`, '§3.1');
+    return false;
+  }
+  let usable = true;
+  const need = (key: string, test: (v: unknown) => boolean, expected: string): boolean => {
+    if (hasOwn(s, key) && test(s[key])) return true;
+    p.error(ptr(base, key), `${key} must be ${expected} (got ${kindOf(s[key], hasOwn(s, key))})`, '§3.1');
+    usable = false;
+    return false;
+  };
+  if (need('id', isString, 'a string')) checkSurfaceIdValue(p, s.id as string, ptr(base, 'id'));
+  need('name', isString, 'a string');
+  need('description', isString, 'a string');
+  optional(p, s, 'version', base, isString, 'a string', '§3.1');
+  if (need('actions', Array.isArray, 'an array')) {
+    const actions = s.actions as unknown[];
+    const ab = ptr(base, 'actions');
+    if (actions.length === 0) p.error(ab, 'a surface MUST contain at least one action', '§3.1');
+    const seen = new Set<string>();
+    const inner = new Problems();
+    for (let i = 0; i < actions.length; i++) {
+      const a = actions[i];
+      if (!checkAction(inner, a, ptr(ab, i))) usable = false;
+      else if (seen.has(a.id as string)) p.error(ptr(ptr(ab, i), 'id'), `duplicate action id ${JSON.stringify(a.id)}: ids MUST be unique within a surface`, '§4.2');
+      else seen.add(a.id as string);
+    }
+    for (const q of inner.done()) p.add(q.severity, q.path, q.message, q.section);
+  }
+  if (optional(p, s, 'observations', base, Array.isArray, 'an array', '§3.1')) {
+    const obs = s.observations as unknown[];
+    const ob = ptr(base, 'observations');
+    const kept: unknown[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < obs.length; i++) {
+      const o = obs[i];
+      if (!checkObservation(p, o, ptr(ob, i))) {
+        p.error(ptr(ob, i), 'this observation is not usable; left out', '§5.1');
+        continue;
+      }
+      if (seen.has(o.id as string)) {
+        p.error(ptr(ptr(ob, i), 'id'), `duplicate observation id ${JSON.stringify(o.id)}: ids MUST be unique within a surface`, '§5.2');
+      } else seen.add(o.id as string);
+      kept.push(o);
+    }
+    if (kept.length !== obs.length) s.observations = kept;
+  }
+  checkActivation(p, s, base);
+  optional(p, s, 'metadata', base, isObj, 'an object', '§3.1');
+  return usable;
+}
+
+// --- per event type ---------------------------------------------------------
+
+function checkRegister(p: Problems, pl: Obj, base: string): void {
+  if (!hasOwn(pl, 'surface') || !isObj(pl.surface)) {
+    p.fail(ptr(base, 'surface'), `surface must be an object (got ${kindOf(pl.surface, hasOwn(pl, 'surface'))})`, '§7.2');
+  } else if (!checkSurface(p, pl.surface, ptr(base, 'surface'))) {
+    p.fatal = true;
+  }
+  checkTimestamp(p, pl, base, '§7.2');
+}
+
+function checkDeregister(p: Problems, pl: Obj, base: string): void {
+  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.2')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'));
+  checkTimestamp(p, pl, base, '§7.2');
+}
+
+function checkRequest(p: Problems, pl: Obj, base: string): void {
+  required(p, pl, 'requestId', base, isNonEmptyString, 'a non-empty string', '§7.3.1');
+  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.3.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'));
+  if (required(p, pl, 'actionId', base, isString, 'a string', '§7.3.1')) checkActionIdValue(p, pl.actionId as string, ptr(base, 'actionId'), 'action');
+  required(p, pl, 'params', base, isObj, 'an object', '§7.3.1');
+  checkTimestamp(p, pl, base, '§7.3.1');
+  if (hasOwn(pl, 'approval')) {
+    const ap = pl.approval;
+    const apb = ptr(base, 'approval');
+    if (!isObj(ap) || !isString(ap.approvalId) || !isString(ap.argsHash)) {
+      p.error(apb, `approval must be { approvalId: string, argsHash: string } (got ${describeApproval(ap)}); left out`, 'types: OUIActionApproval');
+      delete pl.approval;
+    } else {
+      if (ap.approvalId === '') p.error(ptr(apb, 'approvalId'), 'approvalId is empty', 'types: OUIActionApproval');
+      if (!ARGS_HASH_PATTERN.test(ap.argsHash)) {
+        p.error(ptr(apb, 'argsHash'), `argsHash ${JSON.stringify(ap.argsHash)} is not 64 lowercase hex digits`, 'types: ARGS_HASH_PATTERN');
+      }
+    }
+  }
+  if (optional(p, pl, 'knownSurfaces', base, isString, 'a string', '§7.3.1')) {
+    if (!SURFACES_HASH_PATTERN.test(pl.knownSurfaces as string)) {
+      p.error(ptr(base, 'knownSurfaces'), `knownSurfaces ${JSON.stringify(pl.knownSurfaces)} is not a surfaces hash ("fnv1a64:" and 16 lowercase hex digits)`, '§7.3.4');
+    }
+  }
+}
+
+function describeApproval(ap: unknown): string {
+  if (!isObj(ap)) return kindOf(ap);
+  const parts: string[] = [];
+  parts.push(`approvalId ${kindOf(ap.approvalId, hasOwn(ap, 'approvalId'))}`);
+  parts.push(`argsHash ${kindOf(ap.argsHash, hasOwn(ap, 'argsHash'))}`);
+  return parts.join(', ');
+}
+
+function checkResult(p: Problems, pl: Obj, base: string): void {
+  required(p, pl, 'requestId', base, isNonEmptyString, 'a non-empty string', '§7.3.2');
+  const hasSuccess = required(p, pl, 'success', base, isBoolean, 'a boolean', '§7.3.2');
+  checkTimestamp(p, pl, base, '§7.3.2');
+
+  if (hasOwn(pl, 'error')) {
+    const err = pl.error;
+    const eb = ptr(base, 'error');
+    if (!isObj(err) || !isString(err.code) || !isString(err.message)) {
+      p.error(eb, `error must be { code: string, message: string, details? } (got ${describeError(err)}); left out`, '§7.3.3');
+      delete pl.error;
+    } else if (!isStandardErrorCode(err.code) && !err.code.includes(':')) {
+      p.warn(ptr(eb, 'code'), `error code ${JSON.stringify(err.code)} is neither a standard code nor namespaced (custom codes SHOULD look like "app:code")`, '§4 Standard Error Codes');
+    }
+  }
+  if (hasSuccess) {
+    if (pl.success === false && !hasOwn(pl, 'error')) {
+      p.error(ptr(base, 'error'), 'success is false, so error MUST be present', '§7.3.3');
+    }
+    if (pl.success === true && hasOwn(pl, 'error')) {
+      p.error(ptr(base, 'error'), 'success is true, so error MUST NOT be present', '§7.3.3');
+    }
+  }
+  optional(p, pl, 'interim', base, isBoolean, 'a boolean', '§7.3.3');
+  if (optional(p, pl, 'progress', base, isNumber, 'a number', 'types: OUIActionResult')) {
+    const pr = pl.progress as number;
+    if (pr < 0 || pr > 100) p.error(ptr(base, 'progress'), `progress ${pr} is outside 0–100`, 'types: OUIActionResult');
+  }
+  if (optional(p, pl, 'durationMs', base, isNumber, 'a number', 'types: OUIActionResult')) {
+    if ((pl.durationMs as number) < 0) p.warn(ptr(base, 'durationMs'), `durationMs ${pl.durationMs} is negative`, 'types: OUIActionResult');
+  }
+  optional(p, pl, 'settled', base, isBoolean, 'a boolean', '§7.3.4');
+
+  if (optional(p, pl, 'surfaces', base, Array.isArray, 'an array of surfaces', '§7.3.4')) {
+    const list = pl.surfaces as unknown[];
+    const sb = ptr(base, 'surfaces');
+    const scratch = new Problems();
+    let usable = true;
+    const ids = new Set<string>();
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i];
+      if (!checkSurface(scratch, s, ptr(sb, i))) usable = false;
+      else if (ids.has(s.id as string)) scratch.error(ptr(ptr(sb, i), 'id'), `duplicate surface id ${JSON.stringify(s.id)}: ids MUST be unique for a client`, '§3.2');
+      else ids.add(s.id as string);
+    }
+    for (const q of scratch.done()) p.add(q.severity, q.path, q.message, q.section);
+    if (!usable) {
+      p.error(sb, 'surfaces holds a surface that is not usable; surfaces left out', '§7.3.4');
+      delete pl.surfaces;
+    }
+  }
+  optional(
+    p,
+    pl,
+    'observations',
+    base,
+    (v) => isObj(v) && Object.keys(v).every((k) => isObj(v[k])),
+    'an object of objects ({ [surfaceId]: { [observationId]: value } })',
+    '§7.3.4',
+  );
+  if (optional(p, pl, 'surfacesHash', base, isString, 'a string', '§7.3.4')) {
+    if (!SURFACES_HASH_PATTERN.test(pl.surfacesHash as string)) {
+      p.error(ptr(base, 'surfacesHash'), `surfacesHash ${JSON.stringify(pl.surfacesHash)} is not "fnv1a64:" and 16 lowercase hex digits`, '§7.3.4');
+    }
+  } else if (hasOwn(pl, 'surfaces')) {
+    p.warn(ptr(base, 'surfacesHash'), 'a result with surfaces MUST also carry surfacesHash', '§7.3.4');
+  }
+  if (hasOwn(pl, 'delivery')) checkDelivery(p, pl, base);
+}
+
+function describeError(err: unknown): string {
+  if (!isObj(err)) return kindOf(err);
+  return `code ${kindOf(err.code, hasOwn(err, 'code'))}, message ${kindOf(err.message, hasOwn(err, 'message'))}`;
+}
+
+function checkDelivery(p: Problems, pl: Obj, base: string): void {
+  const d = pl.delivery;
+  const db = ptr(base, 'delivery');
+  if (!isObj(d)) {
+    p.error(db, `delivery must be { trimmed: true, reason, omitted } (got ${kindOf(d)}); left out`, '§7.3.6');
+    delete pl.delivery;
+    return;
+  }
+  let usable = true;
+  if (d.trimmed !== true) {
+    p.error(ptr(db, 'trimmed'), `delivery.trimmed must be true (got ${kindOf(d.trimmed, hasOwn(d, 'trimmed'))})`, '§7.3.6');
+    usable = false;
+  }
+  if (!isString(d.reason)) {
+    p.error(ptr(db, 'reason'), `delivery.reason must be a string (got ${kindOf(d.reason, hasOwn(d, 'reason'))})`, '§7.3.6');
+    usable = false;
+  }
+  if (!Array.isArray(d.omitted)) {
+    p.error(ptr(db, 'omitted'), `delivery.omitted must be an array (got ${kindOf(d.omitted, hasOwn(d, 'omitted'))})`, '§7.3.6');
+    usable = false;
+  } else {
+    const omitted = d.omitted as unknown[];
+    omitted.forEach((o, i) => {
+      if (!(DELIVERY_OMITTABLE as readonly unknown[]).includes(o)) {
+        p.error(ptr(ptr(db, 'omitted'), i), `only "surfaces", "observations" and "data" can be omitted (got ${JSON.stringify(o)})`, '§7.3.6');
+      } else if (hasOwn(pl, o as string)) {
+        p.warn(ptr(ptr(db, 'omitted'), i), `"${o as string}" is listed as omitted but is present`, '§7.3.6');
+      }
+    });
+    if (omitted.includes('data') && !(omitted.includes('surfaces') && omitted.includes('observations'))) {
+      p.warn(ptr(db, 'omitted'), 'data is left out only after surfaces and observations', '§7.3.6');
+    }
+  }
+  if (!usable) {
+    p.error(db, 'delivery is not usable; left out', '§7.3.6');
+    delete pl.delivery;
+  }
+}
+
+function checkObservationUpdate(p: Problems, pl: Obj, base: string): void {
+  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.4')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'));
+  if (required(p, pl, 'observationId', base, isString, 'a string', '§7.4')) checkActionIdValue(p, pl.observationId as string, ptr(base, 'observationId'), 'observation');
+  if (!hasOwn(pl, 'value')) p.fail(ptr(base, 'value'), 'value must be present', '§7.4');
+  checkTimestamp(p, pl, base, '§7.4');
+}
+
+function checkObservationRequest(p: Problems, pl: Obj, base: string): void {
+  // The spec texts give no fields for OUIObservationRequest: see types.ts.
+  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'));
+  if (required(p, pl, 'observationId', base, isString, 'a string', '§7.1')) checkActionIdValue(p, pl.observationId as string, ptr(base, 'observationId'), 'observation');
+  checkTimestamp(p, pl, base, '§7.1', false);
+  optional(p, pl, 'requestId', base, isString, 'a string', '§7.1');
+}
+
+const CHECKS: Record<OUIProtocolEventType, (p: Problems, pl: Obj, base: string) => void> = {
+  'surface:register': checkRegister,
+  'surface:deregister': checkDeregister,
+  'action:request': checkRequest,
+  'action:result': checkResult,
+  'observation:update': checkObservationUpdate,
+  'observation:request': checkObservationRequest,
+};
+
+// ---------------------------------------------------------------------------
+// Entry points
+// ---------------------------------------------------------------------------
+
+function parseTyped(type: unknown, payload: unknown, payloadPresent: boolean, typePath: string, base: string): ParseResult {
+  const p = new Problems();
+  try {
+    if (typeof type !== 'string') {
+      p.fail(typePath, `type must be a string (got ${type === undefined ? 'missing' : kindOfRaw(type)})`, '§7.1');
+      return { ok: false, problems: p.done() };
+    }
+    if (type.startsWith('x-')) {
+      // Extension events are ignored silently (extension points).
+      return { ok: false, extension: type, problems: [] };
+    }
+    if (!(OUI_PROTOCOL_EVENT_TYPES as readonly string[]).includes(type)) {
+      p.fail(typePath, `unknown event type ${JSON.stringify(type)} (extension types start with "x-")`, '§7.1');
+      return { ok: false, problems: p.done() };
+    }
+    const st: CloneState = { problems: p, values: 0, sizeReported: false, ancestors: [] };
+    const copy = payloadPresent ? cloneJson(st, payload, base, base === '' ? 0 : 1) : OMIT;
+    if (!isObj(copy)) {
+      p.fail(base, `payload must be an object (got ${copy === OMIT ? 'missing' : kindOf(copy)})`, '§7.1');
+      return { ok: false, problems: p.done() };
+    }
+    CHECKS[type as OUIProtocolEventType](p, copy, base);
+    if (p.fatal) return { ok: false, problems: p.done() };
+    const event = { type, payload: copy } as unknown as OUIProtocolEvent;
+    return { ok: true, event, problems: p.done() };
+  } catch (e) {
+    // Nothing above should throw; if something does, the event is unusable, not the caller's problem.
+    p.fail('', `could not parse the event (${messageOf(e)})`);
+    return { ok: false, problems: p.done() };
+  }
+}
+
+/**
+ * Parses a protocol event `{ type, payload }` (§7.1). Never throws.
+ * `x-` types come back `{ ok: false, extension }` with no problems (ignored
+ * silently); malformed events `{ ok: false }` with the reasons (§7.6.2).
+ */
+export function parseEvent(raw: unknown): ParseResult {
+  try {
+    if (typeof raw !== 'object' || raw === null || isArraySafe(raw)) {
+      return {
+        ok: false,
+        problems: [{ path: '', message: `an event must be an object { type, payload } (got ${kindOfRaw(raw)})`, section: '§7.1', severity: 'error' }],
+      };
+    }
+    const t = safeGet(raw, 'type');
+    if (!t.ok) {
+      return { ok: false, problems: [{ path: '/type', message: `type could not be read (${t.error})`, section: '§7.1', severity: 'error' }] };
+    }
+    const typeValue = t.value;
+    if (typeof typeValue === 'string' && typeValue.startsWith('x-')) return { ok: false, extension: typeValue, problems: [] };
+    const pl = safeGet(raw, 'payload');
+    if (!pl.ok) {
+      return { ok: false, problems: [{ path: '/payload', message: `payload could not be read (${pl.error})`, section: '§7.1', severity: 'error' }] };
+    }
+    // An undefined payload is as good as none.
+    const present = pl.value !== undefined;
+    return parseTyped(typeValue, pl.value, present, '/type', '/payload');
+  } catch (e) {
+    return { ok: false, problems: [{ path: '', message: `could not parse the event (${messageOf(e)})`, severity: 'error' }] };
+  }
+}
+
+/**
+ * Parses a payload whose type came separately (a Socket.IO event name, a
+ * direct transport's method). Pointers in problems start at the payload.
+ * Never throws.
+ */
+export function parsePayload(type: unknown, payload: unknown): ParseResult {
+  try {
+    return parseTyped(type, payload, payload !== undefined, '', '');
+  } catch (e) {
+    return { ok: false, problems: [{ path: '', message: `could not parse the payload (${messageOf(e)})`, severity: 'error' }] };
+  }
+}
+
+function isArraySafe(v: unknown): boolean {
+  try {
+    return Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+function kindOfRaw(v: unknown): string {
+  if (v === null) return 'null';
+  if (isArraySafe(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** An acknowledgment as parsed: `via` says which member carried a refusal's reason. */
+export type ParsedAcknowledgment = { ok: true } | { ok: false; reason: string; via: 'reason' | 'error' | 'none' };
+
+/**
+ * Reads a transport acknowledgment (transport types; §7.3.6, §7.3.7):
+ * `{ ok: true }`, or `{ ok: false, reason }`. §7.3.6 writes a refused
+ * result's Socket.IO acknowledgment as `{ ok: false, error: "<reason>" }`, so
+ * `error` is accepted too (a string, or an object with a string `message`).
+ * null when it is not an acknowledgment at all. Never throws.
+ */
+export function parseAcknowledgment(raw: unknown): ParsedAcknowledgment | null {
+  try {
+    if (typeof raw !== 'object' || raw === null || isArraySafe(raw)) return null;
+    const ok = safeGet(raw, 'ok');
+    if (!ok.ok || typeof ok.value !== 'boolean') return null;
+    if (ok.value) return { ok: true };
+    const reason = safeGet(raw, 'reason');
+    if (reason.ok && typeof reason.value === 'string') return { ok: false, reason: reason.value, via: 'reason' };
+    const error = safeGet(raw, 'error');
+    if (error.ok) {
+      if (typeof error.value === 'string') return { ok: false, reason: error.value, via: 'error' };
+      if (typeof error.value === 'object' && error.value !== null) {
+        const m = safeGet(error.value, 'message');
+        if (m.ok && typeof m.value === 'string') return { ok: false, reason: m.value, via: 'error' };
+      }
+    }
+    return { ok: false, reason: '', via: 'none' };
+  } catch {
+    return null;
+  }
+}
+
+/** The acknowledgment in the spec's own shape (drops `via`). */
+export function toAcknowledgment(ack: ParsedAcknowledgment): OUIAcknowledgment {
+  return ack.ok ? { ok: true } : { ok: false, reason: ack.reason };
+}

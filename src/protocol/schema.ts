@@ -1,0 +1,368 @@
+/**
+ * JSON Schema validation of params (§4.1 `input`), results (`output`) and
+ * observation values (§5.1 `schema`), with @cfworker/json-schema: no eval,
+ * no `new Function`, so it runs under the MV3 extension CSP.
+ *
+ * Draft: 2020-12 by default (the OUI `JSONSchema` subset reads the same in
+ * draft 7 and 2020-12, and 2020-12 is what current tooling emits). A schema
+ * that names its draft in `$schema` (draft-04, draft-07, 2019-09, 2020-12) is
+ * validated as that draft.
+ *
+ * Never throws: a malformed schema (an invalid `pattern`, an unresolvable
+ * `$ref`, a cycle, …) comes back as one error at pointer '' whose message
+ * starts with "schema error:". Validators are cached per schema object
+ * (WeakMap); the schema is copied before cfworker sees it, since cfworker
+ * annotates the schema objects it is given.
+ *
+ * Limits: a schema `pattern` is run by the JS regex engine, so a
+ * catastrophic pattern can take long; nothing here can interrupt it.
+ *
+ * Pure: no DOM, no extension API, no Node APIs.
+ */
+
+import { Validator, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+
+export interface SchemaError {
+  /** JSON pointer (RFC 6901) into the validated value; '' is the value itself. */
+  pointer: string;
+  message: string;
+  /** The schema keyword that failed, when there is one. */
+  keyword?: string;
+}
+
+export interface SchemaValidation {
+  valid: boolean;
+  errors: SchemaError[];
+}
+
+export const DEFAULT_SCHEMA_DRAFT: SchemaDraft = '2020-12';
+
+type Cached = { validator: Validator; root: unknown } | { error: string };
+
+const cache = new WeakMap<object, Cached>();
+
+function messageOf(e: unknown): string {
+  try {
+    if (e instanceof RangeError) return 'nested too deeply';
+    if (e instanceof Error) return (String(e.message).split('\n')[0] ?? '').split('  ')[0] ?? '';
+    return String(e);
+  } catch {
+    return 'unprintable error';
+  }
+}
+
+function draftOf(schema: unknown): SchemaDraft {
+  if (typeof schema !== 'object' || schema === null) return DEFAULT_SCHEMA_DRAFT;
+  const s = (schema as { $schema?: unknown }).$schema;
+  if (typeof s !== 'string') return DEFAULT_SCHEMA_DRAFT;
+  if (s.includes('draft-04')) return '4';
+  if (s.includes('draft-07') || s.includes('draft-06')) return '7';
+  if (s.includes('2019-09')) return '2019-09';
+  return DEFAULT_SCHEMA_DRAFT;
+}
+
+function build(schema: unknown): Cached {
+  try {
+    if (typeof schema === 'boolean') return { validator: new Validator(schema, DEFAULT_SCHEMA_DRAFT, false), root: schema };
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      return { error: `a schema must be an object or a boolean (got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema})` };
+    }
+    // A private copy: cfworker defines properties on the schema objects it walks.
+    const copy = JSON.parse(JSON.stringify(schema)) as Schema;
+    const badPattern = findBadPattern(copy);
+    if (badPattern) return { error: badPattern };
+    return { validator: new Validator(copy, draftOf(copy), false), root: copy };
+  } catch (e) {
+    return { error: messageOf(e) };
+  }
+}
+
+/** Keywords whose values are data, not schemas: never searched for patterns. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+
+/**
+ * An invalid regular expression under `pattern` or as a `patternProperties`
+ * name, found up front (cfworker would only throw on the first string it
+ * tests). Bounded walk.
+ */
+function findBadPattern(schema: unknown): string | null {
+  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: schema, path: '', depth: 0 }];
+  let visited = 0;
+  while (stack.length > 0 && visited++ < 50_000) {
+    const { v, path, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null || depth > 256) continue;
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => stack.push({ v: x, path: `${path}/${i}`, depth: depth + 1 }));
+      continue;
+    }
+    for (const k of Object.keys(v)) {
+      const c = (v as Record<string, unknown>)[k];
+      const at = `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (k === 'pattern' && typeof c === 'string') {
+        const why = regexError(c);
+        if (why) return `invalid pattern at ${at}: ${why}`;
+      } else if (k === 'patternProperties' && typeof c === 'object' && c !== null && !Array.isArray(c)) {
+        for (const p of Object.keys(c)) {
+          const why = regexError(p);
+          if (why) return `invalid patternProperties name at ${at}: ${why}`;
+        }
+      }
+      if (!DATA_KEYWORDS.has(k) && typeof c === 'object' && c !== null) stack.push({ v: c, path: at, depth: depth + 1 });
+    }
+  }
+  return null;
+}
+
+function regexError(source: string): string | null {
+  try {
+    new RegExp(source, 'u');
+    return null;
+  } catch (e) {
+    return messageOf(e);
+  }
+}
+
+function getValidator(schema: unknown): Cached {
+  if (typeof schema !== 'object' || schema === null) return build(schema);
+  let c: Cached | undefined;
+  try {
+    c = cache.get(schema);
+  } catch {
+    c = undefined;
+  }
+  if (c === undefined) {
+    c = build(schema);
+    try {
+      cache.set(schema, c);
+    } catch {
+      /* not cacheable: fine */
+    }
+  }
+  return c;
+}
+
+/** `#/a%20b/0` (cfworker's URI-fragment form) → `/a b/0`. */
+function toPointer(location: string): string {
+  let p = location.startsWith('#') ? location.slice(1) : location;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    /* keep it encoded */
+  }
+  return p;
+}
+
+function lastSegment(pointer: string): string {
+  const i = pointer.lastIndexOf('/');
+  const seg = i === -1 ? pointer : pointer.slice(i + 1);
+  return seg.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Walks a pointer (keyword location) through the schema copy; undefined across $refs. */
+function schemaAt(root: unknown, keywordLocation: string): unknown {
+  const p = toPointer(keywordLocation);
+  if (p === '') return root;
+  let cur: unknown = root;
+  for (const raw of p.slice(1).split('/')) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof cur !== 'object' || cur === null || !Object.prototype.hasOwnProperty.call(cur, seg)) return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  return cur;
+}
+
+/** Keywords whose error only says "something below failed": dropped when what failed below is listed. */
+const WRAPPERS = new Set([
+  '$ref',
+  '$recursiveRef',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'allOf',
+  'if',
+  'dependentSchemas',
+  'dependencies',
+]);
+
+/** Keywords whose error sums up alternatives: kept, and the alternatives' own errors dropped. */
+const SUMMARIES = new Set(['anyOf', 'oneOf', 'propertyNames']);
+
+const PROPERTY_WRAPPERS = new Set(['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties']);
+
+function clean(msg: string): string {
+  let m = msg.trim();
+  if (m.endsWith('.')) m = m.slice(0, -1);
+  m = m.replace(/^Instance\b/, 'value');
+  return m.charAt(0).toLowerCase() + m.slice(1);
+}
+
+function lastNumber(msg: string): string | undefined {
+  const all = msg.match(/-?\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi);
+  return all ? all[all.length - 1] : undefined;
+}
+
+/** A readable message for one cfworker output unit. */
+function readable(u: OutputUnit, root: unknown, falseContext: OutputUnit | null): string {
+  const msg = String(u.error ?? '');
+  let m: RegExpMatchArray | null;
+  switch (u.keyword) {
+    case 'false': {
+      if (falseContext && PROPERTY_WRAPPERS.has(falseContext.keyword)) {
+        return `property "${lastSegment(toPointer(u.instanceLocation))}" is not allowed`;
+      }
+      if (falseContext) return `item ${lastSegment(toPointer(u.instanceLocation))} is not allowed`;
+      return 'no value is allowed here (the schema is false)';
+    }
+    case 'type':
+      if ((m = msg.match(/^Instance type "(.*)" is invalid\. Expected "(.*)"\.$/))) {
+        return `expected ${m[2]!.split('", "').join(' or ')}, got ${m[1]}`;
+      }
+      break;
+    case 'required':
+      if ((m = msg.match(/required property "(.*)"/))) return `missing required property "${m[1]}"`;
+      break;
+    case 'const':
+      if ((m = msg.match(/^Instance does not match (.*)\.$/))) return `must be ${m[1]}`;
+      break;
+    case 'enum':
+      if ((m = msg.match(/^Instance does not match any of (.*)\.$/))) return `must be one of ${m[1]}`;
+      break;
+    case 'not':
+      return 'must not match the "not" schema';
+    case 'anyOf':
+      return 'matches none of the "anyOf" alternatives';
+    case 'oneOf':
+      if ((m = msg.match(/\((\d+) matches\)/))) return `must match exactly one "oneOf" alternative (matches ${m[1]})`;
+      break;
+    case 'propertyNames':
+      if ((m = msg.match(/^Property name "(.*)" does not match schema\.$/))) return `property name "${m[1]}" is not allowed by "propertyNames"`;
+      break;
+    case 'minProperties':
+      return `must have at least ${lastNumber(msg)} properties`;
+    case 'maxProperties':
+      return `must have at most ${lastNumber(msg)} properties`;
+    case 'dependentRequired':
+    case 'dependencies':
+      if ((m = msg.match(/^Instance has "(.*)" but does not have "(.*)"\.$/))) return `property "${m[1]}" requires property "${m[2]}"`;
+      break;
+    case 'minItems':
+      if ((m = msg.match(/\((\d+) < (\d+)\)/))) return `must have at least ${m[2]} items (has ${m[1]})`;
+      break;
+    case 'maxItems':
+      if ((m = msg.match(/\((\d+) > (\d+)\)/))) return `must have at most ${m[2]} items (has ${m[1]})`;
+      break;
+    case 'minLength':
+      if ((m = msg.match(/\((\d+) < (\d+)\)/))) return `must be at least ${m[2]} characters long (is ${m[1]})`;
+      break;
+    case 'maxLength':
+      if ((m = msg.match(/\((\d+) > (\d+)\)/))) return `must be at most ${m[2]} characters long (is ${m[1]})`;
+      break;
+    case 'uniqueItems':
+      if ((m = msg.match(/indexes (\d+) and (\d+)/))) return `items ${m[1]} and ${m[2]} are equal (uniqueItems)`;
+      break;
+    case 'minimum':
+      return `must be ${/or equal to/.test(msg) ? '>' : '>='} ${lastNumber(msg)}`;
+    case 'maximum':
+      return `must be ${/or equal to/.test(msg) ? '<' : '<='} ${lastNumber(msg)}`;
+    case 'exclusiveMinimum':
+      return `must be > ${lastNumber(msg)}`;
+    case 'exclusiveMaximum':
+      return `must be < ${lastNumber(msg)}`;
+    case 'multipleOf':
+      return `must be a multiple of ${lastNumber(msg)}`;
+    case 'pattern': {
+      const pat = schemaAt(root, u.keywordLocation);
+      return typeof pat === 'string' ? `does not match the pattern ${JSON.stringify(pat)}` : 'does not match the pattern';
+    }
+    case 'format':
+      if ((m = msg.match(/format "(.*)"/))) return `is not a valid "${m[1]}"`;
+      break;
+    case 'contains':
+      return 'contains no item matching the "contains" schema';
+    default:
+      break;
+  }
+  return clean(msg);
+}
+
+/** cfworker's output → pointer + message, wrappers that only say "below failed" dropped. */
+function simplify(units: readonly OutputUnit[], root: unknown): SchemaError[] {
+  const out: SchemaError[] = [];
+  const seen = new Set<string>();
+  const push = (pointer: string, message: string, keyword: string): void => {
+    if (keyword === 'false' && ctxKeyword) keyword = ctxKeyword;
+    const key = pointer + '\u0000' + message;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ pointer, message, keyword });
+  };
+  let falseContext: OutputUnit | null = null;
+  let ctxKeyword: string | null = null;
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i]!;
+    const ctx = falseContext;
+    ctxKeyword = ctx ? ctx.keyword : null;
+    falseContext = null;
+    if (SUMMARIES.has(u.keyword)) {
+      push(toPointer(u.instanceLocation), readable(u, root, null), u.keyword);
+      const prefix = u.keywordLocation + '/';
+      while (i + 1 < units.length) {
+        const n = units[i + 1]!;
+        const inside =
+          n.keywordLocation.startsWith(prefix) ||
+          (n.keyword === 'false' && n.instanceLocation.startsWith(u.instanceLocation));
+        if (!inside) break;
+        i++;
+      }
+      continue;
+    }
+    if (WRAPPERS.has(u.keyword)) {
+      const n = units[i + 1];
+      if (n && (n.keywordLocation.startsWith(u.keywordLocation + '/') || n.keyword === 'false')) {
+        if (n.keyword === 'false') falseContext = u;
+        continue;
+      }
+    }
+    push(toPointer(u.instanceLocation), readable(u, root, ctx), u.keyword);
+  }
+  return out;
+}
+
+/**
+ * Validates a JSON value against a JSON Schema. Never throws: a schema that
+ * cannot be used gives `{ valid: false, errors: [{ pointer: '', message:
+ * 'schema error: …' }] }`.
+ */
+export function validateJson(value: unknown, schema: unknown): SchemaValidation {
+  const c = getValidator(schema);
+  if ('error' in c) return { valid: false, errors: [{ pointer: '', message: `schema error: ${c.error}` }] };
+  if (value === undefined) return { valid: false, errors: [{ pointer: '', message: 'no value (undefined is not JSON)' }] };
+  let result: { valid: boolean; errors: OutputUnit[] };
+  try {
+    result = c.validator.validate(value);
+  } catch (e) {
+    const m = messageOf(e);
+    if (/^Instances of ".*" type are not supported/.test(m)) {
+      return { valid: false, errors: [{ pointer: '', message: `the value is not JSON: ${m}` }] };
+    }
+    return { valid: false, errors: [{ pointer: '', message: `schema error: ${m}` }] };
+  }
+  if (result.valid) return { valid: true, errors: [] };
+  try {
+    const errors = simplify(result.errors, c.root);
+    return { valid: false, errors: errors.length ? errors : [{ pointer: '', message: 'does not match the schema' }] };
+  } catch (e) {
+    return { valid: false, errors: [{ pointer: '', message: `does not match the schema (${messageOf(e)})` }] };
+  }
+}
+
+/** Whether a schema can be used at all (compiles, refs resolve at build). Never throws. */
+export function checkSchema(schema: unknown): string | null {
+  const c = getValidator(schema);
+  return 'error' in c ? c.error : null;
+}
