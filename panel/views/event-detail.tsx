@@ -62,7 +62,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
       <header>
         <b>{typeLabel(ev)}</b>
         <span class="muted">
-          {ev.dir === 'out' ? 'from' : 'to'} {client?.kind} {client?.label} · {clock(ev.t)} · {bytes(ev.size)}
+          {ev.dir === 'out' ? 'from' : 'to'} {client?.kind} {client?.label} · {clock(ev.t)} · {bytes(ev.size)}{ev.via ? ` · over ${ev.via}` : ''}
         </span>
         <CopyButton value={ev.payload} />
         <button class="icon" aria-label="Close detail" onClick={() => (selectedEvent.value = null)}>

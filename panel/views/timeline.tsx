@@ -31,16 +31,21 @@ export function requestOf(ev: WireEvent): RequestState | undefined {
   return id ? model.clients.get(ev.client)?.requests.get(id) : undefined;
 }
 
+function target(ev: WireEvent, req: RequestState | undefined): string {
+  const isRequest = ev.type === 'action:request';
+  return [surfaceOf(ev) ?? req?.surfaceId, field(ev, 'actionId') ?? field(ev, 'observationId') ?? (isRequest ? '' : req?.actionId)].filter(Boolean).join(' › ');
+}
+
 function matches(ev: WireEvent): boolean {
   if (selectedClient.value && ev.client !== selectedClient.value) return false;
   if (category.value ? categoryOf(ev) !== category.value : ev.kind === 'other') return false;
-  const req = surfaceFilter.value || actionFilter.value || statusFilter.value ? requestOf(ev) : undefined;
+  const req = surfaceFilter.value || actionFilter.value || statusFilter.value || text.value ? requestOf(ev) : undefined;
   if (surfaceFilter.value && !(surfaceOf(ev) ?? req?.surfaceId ?? '').includes(surfaceFilter.value)) return false;
   if (actionFilter.value && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(actionFilter.value)) return false;
   if (statusFilter.value && req?.status !== statusFilter.value) return false;
   if (text.value) {
     const needle = text.value.toLowerCase();
-    const hay = `${typeLabel(ev)} ${ev.raw ?? short(ev.payload, 2000)} ${ev.note ?? ''}`.toLowerCase();
+    const hay = `${typeLabel(ev)} ${target(ev, req)} ${ev.raw ?? short(ev.payload, 2000)} ${ev.note ?? ''}`.toLowerCase();
     if (!hay.includes(needle)) return false;
   }
   return true;
@@ -82,13 +87,15 @@ function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: 
       class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''}`}
       data-type={typeLabel(ev)}
       data-id={ev.id}
+      data-client-kind={client?.kind}
+      data-via={ev.via}
       onClick={() => (selectedEvent.value = ev.id)}
     >
       <span class="c-time">{clock(ev.t)}</span>
       <span class="c-client" title={client?.label}>{client?.kind ?? '?'}</span>
       <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
       <span class="c-type">{typeLabel(ev)}{ev.injected ? ' (injected)' : ''}</span>
-      <span class="c-target">{[surfaceOf(ev) ?? req?.surfaceId, field(ev, 'actionId') ?? field(ev, 'observationId') ?? (isRequest ? '' : req?.actionId)].filter(Boolean).join(' › ')}</span>
+      <span class="c-target">{target(ev, req)}</span>
       <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
       <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>
       <span class="c-details">{details(ev, req)}</span>

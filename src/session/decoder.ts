@@ -256,6 +256,13 @@ export class WireDecoder {
   }
 
   private enginePackets(state: RawState, session: EngineSession, item: CapturedItem, packets: EnginePacket[], raw: string): WireEvent[] {
+    const out = this.enginePacketsOf(state, session, item, packets, raw);
+    const via = state.info.kind === 'polling' ? 'polling' : 'websocket';
+    for (const ev of out) ev.via = via;
+    return out;
+  }
+
+  private enginePacketsOf(state: RawState, session: EngineSession, item: CapturedItem, packets: EnginePacket[], raw: string): WireEvent[] {
     const dir = item.dir ?? 'in';
     const out: WireEvent[] = [];
     for (const packet of packets) {

@@ -52,6 +52,8 @@ export interface WireEvent {
   size: number;
   /** Why a frame is malformed, or what the transport layer noticed. */
   note?: string;
+  /** For Socket.IO: which Engine.IO transport carried it. */
+  via?: 'polling' | 'websocket';
   /** Produced by the extension's injector rather than by the app's peer. */
   injected?: boolean;
 }

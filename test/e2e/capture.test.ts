@@ -46,8 +46,14 @@ ws.onopen = () => {
 };
 </script>`;
 
+/** The timeline renders only the rows in view: a tall panel shows every row of these short sessions. */
+async function tall(panel: Page): Promise<Page> {
+  await panel.setViewportSize({ width: 1200, height: (STREAM + 20) * 20 });
+  return panel;
+}
+
 async function rows(panel: Page): Promise<string[]> {
-  return panel.locator('[data-testid=events] tbody tr').allInnerTexts();
+  return panel.locator('.vlist [role=row]').allInnerTexts();
 }
 
 async function waitForRows(panel: Page, predicate: (rows: string[]) => boolean, timeout = 15_000): Promise<string[]> {
@@ -63,7 +69,7 @@ async function waitForRows(panel: Page, predicate: (rows: string[]) => boolean, 
 
 function values(list: string[]): number[] {
   return list.flatMap((r) => {
-    const m = /observationId=n.*value=(\d+)/.exec(r);
+    const m = /observation:update[\s\S]*\bn = (\d+)/.exec(r);
     return m ? [Number(m[1])] : [];
   });
 }
@@ -101,10 +107,10 @@ describe('capture pipeline', () => {
     const page = await browser.context.newPage();
     await page.goto(`${server.url}/early`);
     await page.waitForFunction(() => document.title === 'done');
-    const panel = await openPanelPage(browser, await tabIdOf(browser, page));
+    const panel = await tall(await openPanelPage(browser, await tabIdOf(browser, page)));
     const list = await waitForRows(panel, (r) => values(r).length >= 40);
     assert.deepEqual(values(list), Array.from({ length: 40 }, (_, i) => i + 1));
-    assert.ok(list.some((r) => r.includes('surface:register') && r.includes('surface=counter')));
+    assert.ok(list.some((r) => r.includes('surface:register') && r.includes('counter')));
     assert.ok(list.some((r) => r.includes('open')), 'the socket open is shown');
     await panel.close();
     await page.close();
@@ -114,7 +120,7 @@ describe('capture pipeline', () => {
     const page = await browser.context.newPage();
     const panelReady = page.goto(`${server.url}/stream`);
     await panelReady;
-    const panel = await openPanelPage(browser, await tabIdOf(browser, page));
+    const panel = await tall(await openPanelPage(browser, await tabIdOf(browser, page)));
     await waitForRows(panel, (r) => values(r).length >= 20);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('ServiceWorker.enable');
@@ -188,12 +194,12 @@ describe('capture pipeline', () => {
     const forger = await browser.context.newPage();
     await forger.goto(`${server.url}/forger`);
     const forgerPanel = await openPanelPage(browser, await tabIdOf(browser, forger));
-    const own = await waitForRows(forgerPanel, (r) => r.some((x) => x.includes('surface=forger-own')));
+    const own = await waitForRows(forgerPanel, (r) => r.some((x) => x.includes('forger-own')));
     assert.ok(!own.some((r) => r.includes('forged')), 'forged items are not shown');
     assert.equal(await forger.evaluate(() => (window as unknown as { sawPort: boolean }).sawPort), false, "the hook's port message is invisible to the page");
     await victimPanel.waitForTimeout(500);
     const victimRows = await rows(victimPanel);
-    assert.ok(victimRows.some((r) => r.includes('surface=echo')));
+    assert.ok(victimRows.some((r) => r.includes('surface:register') && r.includes('echo')));
     assert.ok(!victimRows.some((r) => r.includes('forger')), "nothing of the forger's tab reaches another tab's panel");
     for (const p of [victim, victimPanel, forger, forgerPanel]) await p.close();
   });

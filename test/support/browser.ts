@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Lets Playwright see DevTools windows (targets of type "other"); read when a browser is launched.
+process.env.PW_CHROMIUM_ATTACH_TO_OTHER = '1';
+
 export const DIST = fileURLToPath(new URL('../../dist/chrome', import.meta.url));
 
 export function chromiumPath(): string | undefined {
@@ -72,7 +75,6 @@ export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
         },
       }),
     );
-    process.env.PW_CHROMIUM_ATTACH_TO_OTHER = '1';
   }
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath(),
@@ -133,7 +135,7 @@ export async function openDevtoolsPanel(b: Browser, timeout = 20_000): Promise<i
         await tab.click();
         while (Date.now() < deadline) {
           const frame = devtools.frames().find((f) => f.url().includes(`${b.extensionId}/panel.html`));
-          if (frame && (await frame.locator('[data-testid=events]').count())) return frame;
+          if (frame && (await frame.locator('.shell').count())) return frame;
           await devtools.waitForTimeout(100);
         }
       }
