@@ -7,7 +7,7 @@
  * Pure and incremental: feed items in capture order per client; the panel, the
  * tests and an import all use the same path.
  */
-import type { CapturedClient, CapturedItem, CapturedPayload } from '../capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedPayload, InjectTarget } from '../capture/types.ts';
 import {
   SocketIODecoder,
   base64ToBytes,
@@ -156,6 +156,11 @@ export class WireDecoder {
     return key;
   }
 
+  private target(key: string, target: InjectTarget): void {
+    const c = this.clients.get(key);
+    if (c) c.inject = target;
+  }
+
   private fallbackClient(state: RawState): string {
     const { info } = state;
     return this.client(`${info.kind}:${info.id}@${state.frameId}:${info.url}`, () => ({
@@ -189,6 +194,7 @@ export class WireDecoder {
       ...extra,
     };
     if (item.injected) ev.injected = true;
+    if (item.held) ev.held = true;
     return ev;
   }
 
@@ -211,6 +217,7 @@ export class WireDecoder {
     const url = parseEngineUrl(state.info.url);
     if (url) return this.engineFrame(state, item, url.sid);
     const client = this.fallbackClient(state);
+    this.target(client, { via: 'websocket', frameId: state.frameId, hook: item.hook, client: item.client });
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     if (text === null) {
@@ -278,6 +285,8 @@ export class WireDecoder {
       for (const sp of session.decoders[dir].push(packet)) {
         session.namespaces.add(sp.namespace || '/');
         const client = this.socketClient(state, session, sp.namespace || '/');
+        // Injection rides the session's WebSocket, once it has one.
+        if (state.info.kind === 'websocket') this.target(client, { via: 'websocket', frameId: state.frameId, hook: item.hook, client: item.client });
         if (sp.type === 'error') {
           out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }));
           continue;
@@ -363,6 +372,10 @@ export class WireDecoder {
     const shared = this.pairing.get(key);
     if (typed && !shared) this.pairing.set(key, typed === 'out' ? (item.from ?? '') : (item.to ?? ''));
     const clientFrame = this.pairing.get(key);
+    if (clientFrame !== undefined && item.from !== undefined && item.to !== undefined) {
+      const peerPath = item.from === clientFrame ? item.to : item.from;
+      this.target(client, { via: 'postmessage', clientPath: clientFrame, peerPath });
+    }
     const ev = this.jsonEvent(item, client, parsed.value, text);
     ev.dir = clientFrame === undefined ? (typed ?? 'in') : item.from === clientFrame ? 'out' : 'in';
     return [ev];
@@ -380,6 +393,7 @@ export class WireDecoder {
       frameUrl: state.info.frameUrl,
       frameId: state.frameId,
     }));
+    this.target(client, { via: 'direct', frameId: state.frameId, hook: item.hook, client: item.client });
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     const parsed = text === null ? null : tryJson(text);

@@ -83,6 +83,8 @@ export interface RequestState {
   status: RequestStatus;
   /** From the first send to the final result. */
   durationMs?: number;
+  /** How the runtime resolved it without the client's answer: deregistration or transport loss (§7.2, §7.6.1). */
+  resolution?: { code: 'SURFACE_UNAVAILABLE'; t: number; eventId: string; why: string };
 }
 
 export interface ObservationChange {
@@ -189,4 +191,6 @@ export interface ClientState {
   acks: AckRecord[];
   /** Counts of events per type, for the client list. */
   counts: Record<string, number>;
+  /** What the bounded lists above dropped to stay bounded, by list name. */
+  dropped: Record<string, number>;
 }

@@ -60,6 +60,7 @@ function readEvent(v: unknown, clients: Set<string>): WireEvent | null {
   if (str(e.raw)) out.raw = e.raw;
   if (str(e.note)) out.note = e.note;
   if (e.injected === true) out.injected = true;
+  if (e.held === true) out.held = true;
   if (e.via === 'polling' || e.via === 'websocket') out.via = e.via;
   return out;
 }

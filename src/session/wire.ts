@@ -3,7 +3,7 @@
  * per OUI event, acknowledgment or transport happening, attributed to one
  * logical client. Plain data: it is exported and imported as is.
  */
-import type { TransportKind } from '../capture/types.ts';
+import type { InjectTarget, TransportKind } from '../capture/types.ts';
 
 export interface WireClient {
   /** Logical client key: the same for both ends of a postMessage pairing and for a Socket.IO session across polling and WebSocket. */
@@ -16,6 +16,8 @@ export interface WireClient {
   frameId: number;
   /** Socket.IO namespace, for Socket.IO clients. */
   namespace?: string;
+  /** Where an injected request for this client goes; absent while none can be delivered (e.g. Socket.IO still on long-polling). */
+  inject?: InjectTarget;
 }
 
 export type WireKind =
@@ -54,6 +56,8 @@ export interface WireEvent {
   note?: string;
   /** For Socket.IO: which Engine.IO transport carried it. */
   via?: 'polling' | 'websocket';
+  /** An answer to an injected request, kept from the app's runtime. */
+  held?: boolean;
   /** Produced by the extension's injector rather than by the app's peer. */
   injected?: boolean;
 }

@@ -1,0 +1,233 @@
+/**
+ * What the model tracks per client beyond the output shape (`ClientState`):
+ * indexes that pair acknowledgments with what they acknowledge, per-request
+ * bookkeeping the rules need, the surface sets seen under each hash. All
+ * bounded; nothing here is shown as is.
+ */
+import type { OUIAction, OUISurface } from '../protocol/index.ts';
+import { BoundedMap, SlidingWindow, pushBounded } from './bounded.ts';
+import type { FindingLog } from './findings.ts';
+import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './model-types.ts';
+import type { WireClient } from './wire.ts';
+
+export interface ModelLimits {
+  maxFindings: number;
+  /** History entries per observation. */
+  maxHistory: number;
+  /** Requests per client. */
+  maxRequests: number;
+  maxLifecycle: number;
+  maxHashes: number;
+  maxSurfaceSets: number;
+  maxApprovals: number;
+  maxAcks: number;
+  /** Sends, receipts and results per request. */
+  maxPerRequest: number;
+  /** Observations per client. */
+  maxObservations: number;
+  maxClients: number;
+}
+
+export const DEFAULT_LIMITS: ModelLimits = {
+  maxFindings: 5000,
+  maxHistory: 200,
+  maxRequests: 2000,
+  maxLifecycle: 2000,
+  maxHashes: 2000,
+  maxSurfaceSets: 500,
+  maxApprovals: 1000,
+  maxAcks: 2000,
+  maxPerRequest: 100,
+  maxObservations: 2000,
+  maxClients: 500,
+};
+
+/** What the client is expected to answer, and why. */
+export interface Expectation {
+  code: 'SURFACE_UNAVAILABLE' | 'ACTION_NOT_FOUND' | 'VALIDATION_ERROR';
+  why: string;
+}
+
+export interface RequestMeta {
+  /** The action declares `async: true`. */
+  async: boolean;
+  expect?: Expectation;
+  approval?: ApprovalCheck;
+  firstInterim?: ResultRecord;
+  lastInterimHash?: string;
+  /** The first final answer (not a re-send, not a repeat's answer). */
+  final?: ResultRecord;
+  /** When the receiver first acknowledged a final answer as accepted. */
+  finalAckedAt?: number;
+  /** A result the receiver refused, waiting for its trimmed re-send (§7.3.6). */
+  refused?: { ref: ResultRef; t: number; ackEventId: string; reason: string };
+  receiptRefused?: { eventId: string; reason: string };
+  /** The runtime's deadline passed (§7.5), by tick or by a late answer. */
+  timedOut?: boolean;
+  /** Repeats (§7.3.7) by send event id, with the record that says how they were handled; the latest ones. */
+  repeats: BoundedMap<string, RepeatRecord>;
+}
+
+export interface RepeatRecord {
+  t: number;
+  ack: AckRecord;
+  answered: boolean;
+}
+
+export interface RequestEntry {
+  state: RequestState;
+  meta: RequestMeta;
+}
+
+/** What a result was to its request: an interim, the final answer, a repeat's answer, a re-send of one of those. */
+export type ResultRole = 'interim' | 'final' | 'repeat' | 'duplicate';
+
+export interface ResultRef {
+  entry: RequestEntry;
+  rec: ResultRecord;
+  role: ResultRole;
+}
+
+export interface ObservationMeta {
+  window: SlidingWindow;
+  inBurst: boolean;
+  bursts: number;
+}
+
+export class ClientTrack {
+  readonly state: ClientState;
+  /** A registration or a reported set was seen: the inspector knows what is mounted, so absence means something. */
+  surfacesKnown = false;
+  /** Transport lost (§7.6.1), until the client registers again. */
+  closed?: { t: number; eventId: string };
+  readonly entries = new Map<string, RequestEntry>();
+  /** Requests with no final result and no resolution: what tick() checks. */
+  readonly open = new Set<RequestEntry>();
+  /** Requests with a refused result not yet sent again (§7.3.6): what tick() checks. */
+  readonly refusals = new Set<RequestEntry>();
+  /** Request ids dropped to stay bounded, to tell "never seen" from "forgotten". */
+  readonly forgotten = new BoundedMap<string, true>(10_000);
+  /** Send event id → request id, for receipts. */
+  readonly sends = new BoundedMap<string, string>(10_000);
+  /** Result event id → the result, for the receiver's acknowledgment. */
+  readonly results = new BoundedMap<string, ResultRef>(10_000);
+  /** Surface sets seen (registered or reported), by their surfacesHash: the runtime's view (§7.3.4). */
+  readonly setsByHash = new BoundedMap<string, OUISurface[]>(64);
+  /** Approval grants the traffic showed (`x-approval:*` with expiresAt), approvalId → expiresAt. */
+  readonly grants = new BoundedMap<string, number>(1000);
+  readonly observationMeta = new Map<string, ObservationMeta>();
+  /** `observation:request`s waiting for an update, by `surfaceId/observationId`. */
+  readonly pulls = new BoundedMap<string, { t: number; eventId: string }>(1000);
+  /** `observation:request` event id → its `surfaceId/observationId`, for the client's acknowledgment. */
+  readonly pullEvents = new BoundedMap<string, string>(1000);
+  /** The latest timestamp the client's events carried. */
+  latest?: { ts: number; eventId: string; type: string };
+
+  constructor(
+    client: WireClient,
+    readonly limits: ModelLimits,
+    readonly log: FindingLog,
+  ) {
+    this.state = {
+      client,
+      surfaces: new Map(),
+      lifecycle: [],
+      requests: new Map(),
+      observations: new Map(),
+      hashes: [],
+      surfaceSets: [],
+      approvals: [],
+      acks: [],
+      counts: {},
+      dropped: {},
+    };
+  }
+
+  get key(): string {
+    return this.state.client.key;
+  }
+
+  drop(list: string, n = 1): void {
+    if (n > 0) this.state.dropped[list] = (this.state.dropped[list] ?? 0) + n;
+  }
+
+  /** Appends to one of the state's bounded lists, counting what falls off. */
+  push<T>(listName: 'lifecycle' | 'hashes' | 'surfaceSets' | 'approvals' | 'acks', item: T): void {
+    const max = {
+      lifecycle: this.limits.maxLifecycle,
+      hashes: this.limits.maxHashes,
+      surfaceSets: this.limits.maxSurfaceSets,
+      approvals: this.limits.maxApprovals,
+      acks: this.limits.maxAcks,
+    }[listName];
+    this.drop(listName, pushBounded(this.state[listName] as T[], item, max));
+  }
+
+  /** Appends to a per-request list (sends, receipts, results), counting what falls off. */
+  pushEntry<T>(list: T[], item: T): void {
+    this.drop('requestEntries', pushBounded(list, item, this.limits.maxPerRequest));
+  }
+
+  addRequest(entry: RequestEntry): void {
+    const id = entry.state.requestId;
+    this.entries.set(id, entry);
+    this.state.requests.set(id, entry.state);
+    this.open.add(entry);
+    while (this.entries.size > this.limits.maxRequests) {
+      const [oldId, old] = this.entries.entries().next().value as [string, RequestEntry];
+      this.entries.delete(oldId);
+      this.state.requests.delete(oldId);
+      this.open.delete(old);
+      this.refusals.delete(old);
+      // The indexes hold only what lives: an acknowledgment of a forgotten event finds nothing.
+      for (const s of old.state.sends) this.sends.delete(s.eventId);
+      for (const r of old.state.results) this.results.delete(r.eventId);
+      this.forgotten.set(oldId, true);
+      this.drop('requests');
+    }
+  }
+
+  mountedSurfaces(): OUISurface[] {
+    return [...this.state.surfaces.values()].map((s) => s.surface);
+  }
+
+  /** The action a surface mounted now declares, if both exist. */
+  findAction(surfaceId: unknown, actionId: unknown): { surface?: OUISurface; action?: OUIAction } {
+    if (typeof surfaceId !== 'string') return {};
+    const surface = this.state.surfaces.get(surfaceId)?.surface;
+    if (!surface) return {};
+    const actions = Array.isArray(surface.actions) ? surface.actions : [];
+    const action = actions.find((a) => a !== null && typeof a === 'object' && a.id === actionId);
+    return { surface, action };
+  }
+}
+
+/** What every handler gets. */
+export interface EventContext {
+  track: ClientTrack;
+  ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean };
+}
+
+export function isObj(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Seconds with one decimal, for messages: "31.2 s". */
+export function secs(ms: number): string {
+  return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
+}
+
+/** A string from traffic, shortened and quoted for a message. */
+export function q(v: unknown, max = 60): string {
+  let s: string;
+  try {
+    s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  } catch {
+    try {
+      s = String(v);
+    } catch {
+      s = '(unprintable)';
+    }
+  }
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}

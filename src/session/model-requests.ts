@@ -1,0 +1,170 @@
+/**
+ * Requests of one client, paired by requestId: first sends and repeats
+ * (§7.3.7), receipts, what the client is expected to answer (an unknown
+ * surface or action, invalid params), approvals, and the runtime's
+ * deadlines (§7.5) and SURFACE_UNAVAILABLE resolutions (§7.2, §7.6.1).
+ */
+import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../protocol/index.ts';
+import { BoundedMap } from './bounded.ts';
+import { jsonEqual } from './json-equal.ts';
+import { checkApproval, needsApproval } from './model-approvals.ts';
+import { isObj, q, secs, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './model-client.ts';
+import { errorsLine, validate } from './model-payload.ts';
+import type { AckRecord, RequestState } from './model-types.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function onRequest(c: EventContext, p: Record<string, unknown>): void {
+  const requestId = p.requestId;
+  if (typeof requestId !== 'string') return;
+  const { track, ev } = c;
+  const existing = track.entries.get(requestId);
+  if (existing) return onRepeat(c, existing, p);
+
+  const surfaceId = typeof p.surfaceId === 'string' ? p.surfaceId : '';
+  const actionId = typeof p.actionId === 'string' ? p.actionId : '';
+  const state: RequestState = {
+    requestId,
+    surfaceId,
+    actionId,
+    params: p.params,
+    ...(isObj(p.approval) ? { approval: p.approval as unknown as RequestState['approval'] } : {}),
+    ...(typeof p.knownSurfaces === 'string' ? { knownSurfaces: p.knownSurfaces } : {}),
+    sends: [{ eventId: ev.id, t: ev.t, ...(ev.injected ? { injected: true } : {}) }],
+    receipts: [],
+    results: [],
+    status: 'pending',
+  };
+  const { surface, action } = track.findAction(surfaceId, actionId);
+  if (action) state.action = action;
+  const entry: RequestEntry = { state, meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest) } };
+  track.addRequest(entry);
+  track.sends.set(ev.id, requestId);
+
+  const raise = (rule: 'request-id-format' | 'request-unknown-surface' | 'request-unknown-action' | 'params-invalid', subject: string, message: string) =>
+    track.log.raise({ rule, client: track.key, subject, message, events: [ev.id], t: ev.t });
+  if (!UUID.test(requestId)) raise('request-id-format', 'format', `requestId ${q(requestId)} is not a UUID (UUID v4 is recommended for global uniqueness)`);
+
+  const what = `${surfaceId}/${actionId}`;
+  let expect: Expectation | undefined;
+  if (track.surfacesKnown && !track.closed && !surface) {
+    expect = { code: 'SURFACE_UNAVAILABLE', why: `surface ${surfaceId} is not registered` };
+    raise('request-unknown-surface', requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, which this client has not registered; it should answer SURFACE_UNAVAILABLE`);
+  } else if (surface && !action) {
+    expect = { code: 'ACTION_NOT_FOUND', why: `surface ${surfaceId} declares no action ${actionId}` };
+    raise('request-unknown-action', requestId, `request ${q(requestId)} asks for action ${q(actionId)}, which surface ${q(surfaceId)} does not declare; it should answer ACTION_NOT_FOUND`);
+  } else if (action) {
+    const verdict = validate(p.params, action.input);
+    if (!verdict.valid) {
+      expect = { code: 'VALIDATION_ERROR', why: 'params do not conform to the input schema' };
+      raise('params-invalid', requestId, `params of request ${q(requestId)} for ${what} do not conform to its input (${errorsLine(verdict)}); the client must answer VALIDATION_ERROR`);
+    }
+  }
+  if (expect) entry.meta.expect = expect;
+  if (action && needsApproval(action)) {
+    entry.meta.approval = checkApproval(c, { requestId, surfaceId, actionId, params: p.params, approval: p.approval }, action);
+  }
+}
+
+/** The same requestId sent again (§7.3.7). */
+function onRepeat(c: EventContext, entry: RequestEntry, p: Record<string, unknown>): void {
+  const { track, ev } = c;
+  const req = entry.state;
+  track.pushEntry(req.sends, { eventId: ev.id, t: ev.t, ...(ev.injected ? { injected: true } : {}) });
+  track.sends.set(ev.id, req.requestId);
+  const ack: AckRecord = { kind: 'repeat', eventId: ev.id, t: ev.t, requestId: req.requestId, handling: 'not answered' };
+  track.push('acks', ack);
+  entry.meta.repeats.set(ev.id, { t: ev.t, ack, answered: false });
+  if (p.surfaceId !== req.surfaceId || p.actionId !== req.actionId || !jsonEqual(p.params, req.params)) {
+    track.log.raise({
+      rule: 'request-id-reused',
+      client: track.key,
+      subject: req.requestId,
+      message: `requestId ${q(req.requestId)} was sent for ${req.surfaceId}/${req.actionId} and again for ${q(p.surfaceId)}/${q(p.actionId)} or other params; a requestId names one request`,
+      events: [ev.id, req.sends[0]!.eventId],
+      t: ev.t,
+    });
+  }
+}
+
+/** A receipt: the client's acknowledgment of a request (§7.3.7). */
+export function onReceipt(c: EventContext, sendEventId: string, requestId: string, ack: { ok: boolean; reason?: string }): void {
+  const { track, ev } = c;
+  const entry = track.entries.get(requestId);
+  if (!entry) return;
+  const repeat = entry.meta.repeats.get(sendEventId);
+  if (repeat && !repeat.answered) repeat.ack.handling = ack.ok ? 'receipt only' : `refused on receipt: ${ack.reason ?? ''}`;
+  track.pushEntry(entry.state.receipts, { eventId: ev.id, t: ev.t, ok: ack.ok, ...(ack.reason !== undefined ? { reason: ack.reason } : {}) });
+  track.push('acks', { kind: 'receipt', eventId: ev.id, t: ev.t, requestId, ok: ack.ok, ...(ack.reason !== undefined ? { reason: ack.reason } : {}) });
+  const req = entry.state;
+  if (ack.ok) {
+    if (req.status === 'pending') req.status = 'running';
+  } else if (!repeat && !entry.meta.final && req.results.length === 0) {
+    // Refused on receipt: the client will not run it, so there is no deadline to wait out.
+    entry.meta.receiptRefused = { eventId: ev.id, reason: ack.reason ?? '' };
+    req.status = 'failed';
+    track.open.delete(entry);
+  }
+}
+
+/** Pending requests the runtime resolves SURFACE_UNAVAILABLE: their surface went away (§7.2) or the transport did (§7.6.1). */
+export function resolveUnavailable(c: EventContext, which: (req: RequestState) => boolean, why: string): void {
+  const { track, ev } = c;
+  const resolved: string[] = [];
+  for (const entry of [...track.open]) {
+    const req = entry.state;
+    if (entry.meta.final || !which(req)) continue;
+    req.resolution = { code: 'SURFACE_UNAVAILABLE', t: ev.t, eventId: ev.id, why };
+    req.status = 'failed';
+    track.open.delete(entry);
+    resolved.push(req.requestId);
+  }
+  if (!resolved.length) return;
+  const shown = resolved.slice(0, 5).map((id) => q(id)).join(', ') + (resolved.length > 5 ? ` and ${resolved.length - 5} more` : '');
+  track.log.raise({
+    rule: 'pending-resolved-unavailable',
+    client: track.key,
+    subject: ev.id,
+    message: `${why} with ${resolved.length} request(s) pending (${shown}); the runtime resolves them SURFACE_UNAVAILABLE`,
+    events: [ev.id],
+    t: ev.t,
+  });
+}
+
+/** Deadlines (§7.5) as of `now`. */
+export function tickRequests(track: ClientTrack, now: number): void {
+  for (const entry of [...track.open]) {
+    const req = entry.state;
+    const first = req.sends[0];
+    if (!first || entry.meta.timedOut) continue;
+    const age = now - first.t;
+    const what = `${req.surfaceId}/${req.actionId}`;
+    if (entry.meta.async) {
+      if (entry.meta.firstInterim || entry.meta.final || age <= ASYNC_ACK_TIMEOUT_MS) continue;
+      entry.meta.timedOut = true;
+      req.status = 'timed-out';
+      track.open.delete(entry);
+      track.log.raise({
+        rule: 'async-ack-timeout',
+        client: track.key,
+        subject: req.requestId,
+        message: `async request ${q(req.requestId)} for ${what} got no interim acknowledgment within ${secs(ASYNC_ACK_TIMEOUT_MS)}; the runtime answers TIMEOUT`,
+        events: [first.eventId],
+        t: now,
+      });
+    } else {
+      if (entry.meta.final || age <= SYNC_TIMEOUT_MS) continue;
+      entry.meta.timedOut = true;
+      req.status = 'timed-out';
+      track.open.delete(entry);
+      track.log.raise({
+        rule: 'sync-timeout',
+        client: track.key,
+        subject: req.requestId,
+        message: `request ${q(req.requestId)} for ${what} has no result ${secs(SYNC_TIMEOUT_MS)} after it was sent; the runtime answers TIMEOUT`,
+        events: [first.eventId],
+        t: now,
+      });
+    }
+  }
+}

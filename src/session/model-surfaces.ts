@@ -1,0 +1,146 @@
+/**
+ * A client's mounted surfaces: registrations, deregistrations, the sets
+ * results report, transport loss; and the surface-set changes between
+ * consecutive sets. What a manifest alone can get wrong (ids, at least one
+ * action, unique member ids) the parser reports.
+ */
+import { surfacesHash } from '../protocol/index.ts';
+import type { OUISurface } from '../protocol/index.ts';
+import { jsonEqual } from './json-equal.ts';
+import { isObj, q, type ClientTrack, type EventContext } from './model-client.ts';
+import type { LifecycleKind, SurfaceState } from './model-types.ts';
+import { resolveUnavailable } from './model-requests.ts';
+import { discardObservations, syncObservations } from './model-observations.ts';
+import { diffSurfaceSets } from './surface-diff.ts';
+
+/** surfacesHash that never throws: decoded JSON always hashes, anything else is named. */
+export function safeSurfacesHash(surfaces: unknown): string {
+  try {
+    return surfacesHash(surfaces);
+  } catch {
+    return 'unhashable';
+  }
+}
+
+function lifecycle(c: EventContext, surfaceId: string, kind: LifecycleKind): void {
+  c.track.push('lifecycle', { t: c.ev.t, eventId: c.ev.id, surfaceId, kind });
+}
+
+/** Remembers a set under its hash, as the runtime holds it (§7.3.4). Registered sets also under id order, since the client's order is its own. */
+export function rememberSet(track: ClientTrack, surfaces: OUISurface[], alsoSorted: boolean): void {
+  track.setsByHash.set(safeSurfacesHash(surfaces), surfaces);
+  if (alsoSorted) {
+    const sorted = [...surfaces].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    track.setsByHash.set(safeSurfacesHash(sorted), sorted);
+  }
+}
+
+/** Records the change from `before` to the mounted set now, when there is one. */
+function recordSetChange(c: EventContext, before: OUISurface[], registered: boolean): void {
+  const after = c.track.mountedSurfaces();
+  const { patch, summary } = diffSurfaceSets(before, after);
+  if (registered) rememberSet(c.track, after, true);
+  if (!patch.length) return;
+  c.track.push('surfaceSets', {
+    eventId: c.ev.id,
+    t: c.ev.t,
+    before: safeSurfacesHash(before),
+    after: safeSurfacesHash(after),
+    patch,
+    summary,
+  });
+}
+
+export function onRegister(c: EventContext, payload: Record<string, unknown>): void {
+  const surface = payload.surface;
+  if (!isObj(surface) || typeof surface.id !== 'string') return;
+  const { track, ev } = c;
+  const before = track.mountedSurfaces();
+  const replaced = track.state.surfaces.has(surface.id);
+  track.state.surfaces.set(surface.id, { surface: surface as unknown as OUISurface, since: ev.t, eventId: ev.id });
+  lifecycle(c, surface.id, replaced ? 'replaced' : 'registered');
+  syncObservations(track, surface as unknown as OUISurface);
+  track.surfacesKnown = true;
+  // Registering again is how a client comes back after a lost transport (§7.6.1).
+  track.closed = undefined;
+  recordSetChange(c, before, true);
+}
+
+export function onDeregister(c: EventContext, payload: Record<string, unknown>): void {
+  const id = payload.surfaceId;
+  if (typeof id !== 'string') return;
+  const { track, ev } = c;
+  if (!track.state.surfaces.has(id)) {
+    track.log.raise({
+      rule: 'deregister-unknown',
+      client: track.key,
+      subject: id,
+      message: `surface:deregister for ${q(id)}, which is not registered on this client`,
+      events: [ev.id],
+      t: ev.t,
+    });
+    return;
+  }
+  const before = track.mountedSurfaces();
+  track.state.surfaces.delete(id);
+  lifecycle(c, id, 'deregistered');
+  discardObservations(track, id);
+  resolveUnavailable(c, (s) => s.surfaceId === id, `surface ${id} deregistered`);
+  recordSetChange(c, before, true);
+}
+
+/** A result's `surfaces`: the client's whole set after the action (§7.3.4), authoritative for it (§7.3.5). */
+export function onReported(c: EventContext, surfaces: unknown[]): void {
+  const { track, ev } = c;
+  const next = new Map<string, SurfaceState>();
+  for (const s of surfaces) {
+    // A duplicate id is a finding of its own (from the parser); the last one is what the set holds.
+    if (!isObj(s) || typeof s.id !== 'string') continue;
+    const old = track.state.surfaces.get(s.id);
+    const same = old !== undefined && jsonEqual(old.surface, s);
+    next.set(s.id, same ? old : { surface: s as unknown as OUISurface, since: ev.t, eventId: ev.id });
+    if (!same) lifecycle(c, s.id, 'reported');
+  }
+  const before = track.mountedSurfaces();
+  for (const id of track.state.surfaces.keys()) {
+    if (!next.has(id)) {
+      lifecycle(c, id, 'deregistered');
+      discardObservations(track, id);
+    }
+  }
+  track.state.surfaces.clear();
+  for (const [id, s] of next) {
+    track.state.surfaces.set(id, s);
+    syncObservations(track, s.surface);
+  }
+  track.surfacesKnown = true;
+  rememberSet(track, surfaces as OUISurface[], false);
+  recordSetChange(c, before, false);
+}
+
+/** Transport lost (§7.6.1): every surface deregistered, pending requests SURFACE_UNAVAILABLE. */
+export function onTransportLost(c: EventContext, what: string): void {
+  const { track, ev } = c;
+  const before = track.mountedSurfaces();
+  for (const id of track.state.surfaces.keys()) {
+    lifecycle(c, id, 'cleared');
+    discardObservations(track, id);
+  }
+  track.state.surfaces.clear();
+  track.closed = { t: ev.t, eventId: ev.id };
+  resolveUnavailable(c, () => true, `transport lost (${what})`);
+  recordSetChange(c, before, false);
+}
+
+/**
+ * The same list, with each surface equal to a mounted one replaced by the
+ * mounted object: a client that reports its whole set with every result
+ * would otherwise keep a copy of it per result in memory.
+ */
+export function internSurfaces(track: ClientTrack, list: unknown[]): unknown[] {
+  return list.map((s) => {
+    if (!isObj(s) || typeof s.id !== 'string') return s;
+    const held = track.state.surfaces.get(s.id)?.surface;
+    return held !== undefined && held !== (s as unknown) && jsonEqual(held, s) ? held : s;
+  });
+}

@@ -1,0 +1,285 @@
+/**
+ * The session model: decoded wire events in, per-client state and findings
+ * out (the shape in `model-types.ts`). Clients are never merged (§7.3.5):
+ * the same surface id in two clients is two surfaces. The model keeps no
+ * copy of the wire events; everything points at them by id.
+ *
+ * Pure and incremental, like the decoder: the panel feeds it live, an import
+ * and the tests feed it a recorded list, a command-line linter could too.
+ */
+import { errorMessage, parseAcknowledgment, toJsonSafe } from '../protocol/index.ts';
+import { FindingLog } from './findings.ts';
+import { onApprovalExtension } from './model-approvals.ts';
+import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './model-client.ts';
+import { onObservationRequest, onObservationUpdate, onPullAck, tickObservations } from './model-observations.ts';
+import { readPayload } from './model-payload.ts';
+import { fileProblem } from './model-problems.ts';
+import { onReceipt, onRequest, tickRequests } from './model-requests.ts';
+import { onResult, onResultAck, tickRefusals } from './model-results.ts';
+import { onDeregister, onRegister, onTransportLost } from './model-surfaces.ts';
+import type { ClientState, Finding } from './model-types.ts';
+import type { WireClient, WireEvent } from './wire.ts';
+
+export interface SessionModelOptions {
+  maxFindings?: number;
+  /** History entries kept per observation. */
+  maxHistory?: number;
+  /** Requests kept per client. */
+  maxRequests?: number;
+}
+
+/** Lifecycle names that mean the transport is gone (§7.6.1). */
+const TRANSPORT_LOST = new Set(['close', 'engine close', 'socket.io disconnect']);
+const TRANSPORT_UP = new Set(['open', 'socket.io connect']);
+/** Event types a runtime sends to its client; every other one goes from the client. */
+const TO_CLIENT = new Set(['action:request', 'observation:request']);
+/** Distinct count keys per client; traffic with endless `x-` types folds into one. */
+const MAX_COUNT_KEYS = 100;
+/** A client's timestamps may jitter this much between its own sources before it counts as going backwards. */
+const CLOCK_TOLERANCE_MS = 1_000;
+
+export class SessionModel {
+  readonly clients = new Map<string, ClientState>();
+  readonly findings: Finding[];
+  /** Clients past the cap, whose traffic was not modelled. */
+  clientsDropped = 0;
+  /** Events whose handling failed inside the model (a bug here, never the traffic's fault); counted so it is not silent. */
+  internalErrors = 0;
+  lastInternalError?: string;
+
+  private readonly log: FindingLog;
+  private readonly limits: ModelLimits;
+  private readonly tracks = new Map<string, ClientTrack>();
+
+  constructor(opts: SessionModelOptions = {}) {
+    this.limits = {
+      ...DEFAULT_LIMITS,
+      ...(positive(opts.maxFindings) ? { maxFindings: opts.maxFindings } : {}),
+      ...(positive(opts.maxHistory) ? { maxHistory: opts.maxHistory } : {}),
+      ...(positive(opts.maxRequests) ? { maxRequests: opts.maxRequests } : {}),
+    };
+    this.log = new FindingLog(this.limits.maxFindings);
+    this.findings = this.log.list;
+  }
+
+  /** Findings dropped to keep the list bounded (oldest first, critical ones last). */
+  get findingsDropped(): number {
+    return this.log.dropped;
+  }
+
+  /** Feed one decoded event of a client. Never throws, whatever the payload. */
+  apply(ev: WireEvent, client: WireClient): void {
+    try {
+      if (!isObj(ev)) return;
+      const track = this.track(client, ev);
+      if (!track) return;
+      this.dispatch(track, ev);
+    } catch (e) {
+      this.internalErrors++;
+      this.lastInternalError = errorMessage(e);
+    }
+  }
+
+  /** Advance the clock: raises the timeouts due by `now` (§7.5) and refusals never answered (§7.3.6). */
+  tick(now: number): void {
+    if (typeof now !== 'number' || !Number.isFinite(now)) return;
+    for (const track of this.tracks.values()) {
+      try {
+        tickRequests(track, now);
+        tickObservations(track, now);
+        tickRefusals(track, now);
+      } catch (e) {
+        this.internalErrors++;
+        this.lastInternalError = errorMessage(e);
+      }
+    }
+  }
+
+  private track(client: WireClient, ev: WireEvent): ClientTrack | undefined {
+    const key = isObj(client) && typeof client.key === 'string' ? client.key : typeof ev.client === 'string' ? ev.client : '';
+    let track = this.tracks.get(key);
+    if (track) return track;
+    if (this.tracks.size >= this.limits.maxClients) {
+      this.clientsDropped++;
+      return undefined;
+    }
+    const info: WireClient = isObj(client) ? { ...client, key } : { key, kind: 'direct', label: key, origin: '', frameUrl: '', frameId: 0 };
+    track = new ClientTrack(info, this.limits, this.log);
+    this.tracks.set(key, track);
+    this.clients.set(key, track.state);
+    return track;
+  }
+
+  private dispatch(track: ClientTrack, ev: WireEvent): void {
+    const id = typeof ev.id === 'string' ? ev.id : String(ev.id);
+    const t = typeof ev.t === 'number' && Number.isFinite(ev.t) ? ev.t : 0;
+    const c: EventContext = {
+      track,
+      ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}) },
+    };
+    this.count(track, ev.kind === 'event' && typeof ev.type === 'string' ? ev.type : String(ev.kind));
+    switch (ev.kind) {
+      case 'malformed': {
+        const note = typeof ev.note === 'string' ? ev.note : 'undecodable frame';
+        track.log.raise({ rule: 'malformed-frame', client: track.key, subject: note, message: `malformed frame (${q(note, 120)}): the receiver must ignore it`, events: [id], t });
+        return;
+      }
+      case 'lifecycle':
+        if (typeof ev.type === 'string' && TRANSPORT_LOST.has(ev.type)) onTransportLost(c, ev.type);
+        else if (typeof ev.type === 'string' && TRANSPORT_UP.has(ev.type)) track.closed = undefined;
+        return;
+      case 'ack':
+        this.ack(c, ev);
+        return;
+      case 'event':
+        if (typeof ev.type === 'string') this.event(c, ev.type, ev.payload);
+        return;
+    }
+  }
+
+  private count(track: ClientTrack, key: string): void {
+    const counts = track.state.counts;
+    if (!(key in counts) && Object.keys(counts).length >= MAX_COUNT_KEYS) key = 'other types';
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+
+  private event(c: EventContext, type: string, payload: unknown): void {
+    const { track, ev } = c;
+    if (type.startsWith('x-')) {
+      // Extensions are ignored silently (§7.1); an approval grant's expiry is worth reading.
+      if (type.startsWith('x-approval')) onApprovalExtension(c, toJsonSafe(payload));
+      return;
+    }
+    const read = readPayload(type, payload);
+    if (!read.ok && read.extension) return;
+    // Only guarded copies are read here: the parser's, or for an unusable event a fresh one.
+    const copy = read.ok ? read.payload : safeObject(payload);
+    const label = labelOf(type, copy);
+    for (const p of read.problems) {
+      const filed = fileProblem(p, type, label, copy);
+      track.log.raise({
+        rule: filed.rule,
+        client: track.key,
+        subject: filed.subject,
+        message: filed.message,
+        events: [ev.id],
+        t: ev.t,
+        ...(filed.own ? { severity: p.severity, ...(p.section ? { section: p.section } : {}) } : {}),
+      });
+    }
+    if (!read.ok) {
+      const errors = read.problems.filter((p) => p.severity === 'error');
+      const why = errors.slice(0, 3).map((p) => `${p.path || '(payload)'}: ${p.message}`).join('; ') || 'unreadable payload';
+      track.log.raise({ rule: 'event-ignored', client: track.key, subject: `${type}|${why}`, message: `${label} is malformed (${why}); the receiver must ignore it`, events: [ev.id], t: ev.t });
+      return;
+    }
+    const expected = TO_CLIENT.has(type) ? 'in' : 'out';
+    if (ev.dir !== expected) {
+      track.log.raise({
+        rule: 'wrong-direction',
+        client: track.key,
+        subject: type,
+        message: `${label} travelled ${expected === 'in' ? 'from the client to its runtime' : 'from the runtime to the client'}; ${type} goes the other way`,
+        events: [ev.id],
+        t: ev.t,
+      });
+    }
+    const p = read.payload;
+    if (expected === 'out') this.clock(c, type, p, label);
+    switch (type) {
+      case 'surface:register':
+        return onRegister(c, p);
+      case 'surface:deregister':
+        return onDeregister(c, p);
+      case 'action:request':
+        return onRequest(c, p);
+      case 'action:result':
+        return onResult(c, p);
+      case 'observation:update':
+        return onObservationUpdate(c, p);
+      case 'observation:request':
+        return onObservationRequest(c, p);
+    }
+  }
+
+  /** A client's own timestamps going backwards: its clock, or events stamped before they were built. */
+  private clock(c: EventContext, type: string, p: Record<string, unknown>, label: string): void {
+    const ts = p.timestamp;
+    if (typeof ts !== 'number' || !Number.isFinite(ts)) return;
+    const { track, ev } = c;
+    const latest = track.latest;
+    // Out-of-order observation updates are allowed and handled (§7.4); they have a rule of their own.
+    if (latest && type !== 'observation:update' && ts < latest.ts - CLOCK_TOLERANCE_MS) {
+      track.log.raise({
+        rule: 'timestamp-backwards',
+        client: track.key,
+        subject: 'clock',
+        message: `${label} has timestamp ${ts}, ${Math.round(latest.ts - ts)} ms before the ${latest.type} the client sent earlier`,
+        events: [ev.id, latest.eventId],
+        t: ev.t,
+      });
+    }
+    if (!latest || ts > latest.ts) track.latest = { ts, eventId: ev.id, type };
+  }
+
+  private ack(c: EventContext, ev: WireEvent): void {
+    const of = ev.ackOf;
+    if (typeof of !== 'string') return;
+    const { track } = c;
+    if (track.pullEvents.has(of)) {
+      const pull = parseAcknowledgment(ev.payload);
+      if (pull) onPullAck(track, of, pull.ok);
+      return;
+    }
+    const requestId = track.sends.get(of);
+    const ref = requestId === undefined ? track.results.get(of) : undefined;
+    if (requestId === undefined && !ref) return;
+    const kind = requestId !== undefined ? 'receipt' : 'result acknowledgment';
+    const parsed = parseAcknowledgment(ev.payload);
+    if (!parsed || (!parsed.ok && parsed.via === 'none')) {
+      track.log.raise({
+        rule: 'ack-shape',
+        client: track.key,
+        subject: kind,
+        message: `${kind} ${q(ev.payload)} is neither { ok: true } nor { ok: false, reason }`,
+        events: [c.ev.id, of],
+        t: c.ev.t,
+        section: requestId !== undefined ? '§7.3.7' : '§7.3.6',
+      });
+    }
+    if (!parsed) return;
+    // A refusal without its reason is still a refusal.
+    const ack = parsed.ok ? { ok: true } : { ok: false, ...(parsed.via !== 'none' ? { reason: parsed.reason } : {}) };
+    if (requestId !== undefined) onReceipt(c, of, requestId, ack);
+    else onResultAck(c, ref!, ack);
+  }
+}
+
+/** "action:result <requestId>", "surface:register <id>": what a finding calls an event. */
+function labelOf(type: string, p: Record<string, unknown> | undefined): string {
+  const id = p ? (p.requestId ?? p.surfaceId ?? (isObj(p.surface) ? p.surface.id : undefined)) : undefined;
+  return `${type}${typeof id === 'string' ? ` ${q(id)}` : ''}`;
+}
+
+function safeObject(v: unknown): Record<string, unknown> | undefined {
+  const copy = toJsonSafe(v);
+  return isObj(copy) ? copy : undefined;
+}
+
+function positive(n: unknown): n is number {
+  return typeof n === 'number' && Number.isFinite(n) && n >= 1;
+}
+
+/** Feeds a recorded list in order, then advances the clock to its last event. */
+export function replay(events: Array<{ ev: WireEvent; client: WireClient }>, opts?: SessionModelOptions): SessionModel {
+  const model = new SessionModel(opts);
+  let last: number | undefined;
+  for (const item of events) {
+    if (!isObj(item)) continue;
+    model.apply(item.ev, item.client);
+    const t = isObj(item.ev) ? item.ev.t : undefined;
+    if (typeof t === 'number' && Number.isFinite(t) && (last === undefined || t > last)) last = t;
+  }
+  if (last !== undefined) model.tick(last);
+  return model;
+}

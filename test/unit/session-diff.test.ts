@@ -1,0 +1,141 @@
+/**
+ * Observation diffs and surface-set changes: RFC 6902 patches that
+ * reconstruct the full value (RFC 0114's discipline), and readable lines.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import jsonpatch from 'fast-json-patch';
+import fc from 'fast-check';
+import { describeChange, diffValues, formatValue, summarizePatch } from '../../src/session/observation-diff.ts';
+import { diffSurfaceSets, surfaceSetObject } from '../../src/session/surface-diff.ts';
+import { T0, cartSurface, catalogSurface, withCart } from './session-helpers.ts';
+
+function apply(doc: unknown, patch: ReturnType<typeof diffValues>): unknown {
+  return jsonpatch.applyPatch(structuredClone(doc), structuredClone(patch), true, false).newDocument;
+}
+
+describe('observation diffs', () => {
+  it('says what changed, was added and removed', () => {
+    const prev = { items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: 5 }], coupon: 'X10' };
+    const next = { items: [{ sku: 'a', qty: 2 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: 5 }, { sku: 'd', qty: 1 }] };
+    const { patch, summary } = describeChange(prev, next);
+    assert.deepEqual(summary.sort(), ['added /items/3', 'changed /items/0/qty from 1 to 2', 'removed /coupon'].sort());
+    assert.deepEqual(apply(prev, patch), next);
+    assert.ok(patch.every((op) => op.op !== 'test'), 'a patch never uses test');
+  });
+
+  it('replaces the root for scalars and changed shapes', () => {
+    assert.deepEqual(diffValues(1, 2), [{ op: 'replace', path: '', value: 2 }]);
+    assert.deepEqual(diffValues([1], { a: 1 }), [{ op: 'replace', path: '', value: { a: 1 } }]);
+    assert.deepEqual(diffValues(null, { a: 1 }), [{ op: 'replace', path: '', value: { a: 1 } }]);
+    assert.deepEqual(diffValues('x', 'x'), []);
+    assert.deepEqual(describeChange(1, 2).summary, ['changed / from 1 to 2']);
+    assert.deepEqual(describeChange({ a: 1 }, { a: 1 }).summary, ['no change']);
+  });
+
+  it('shortens long values and escapes pointers', () => {
+    assert.equal(formatValue('x'.repeat(100)).length, 40);
+    const { summary } = describeChange({ 'a/b': 1 }, { 'a/b': 2 });
+    assert.deepEqual(summary, ['changed /a~1b from 1 to 2']);
+  });
+
+  it('caps the summary lines', () => {
+    const prev = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+    const next = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i + 1]));
+    const lines = summarizePatch(prev, diffValues(prev, next));
+    assert.equal(lines.length, 21);
+    assert.equal(lines.at(-1), '… and 30 more changes');
+  });
+
+  it('reconstructs the full value from the previous one, for any JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+        const patch = diffValues(a, b);
+        // Through JSON on both sides: JSON has no -0.
+        assert.deepEqual(JSON.parse(JSON.stringify(apply(a, patch))), JSON.parse(JSON.stringify(b)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps history as patches with summaries, validity, and out-of-order updates', () => {
+    const tr = withCart();
+    tr.update('cart', 'items', [], T0 + 10);
+    tr.update('cart', 'items', [{ sku: 'a' }], T0 + 20);
+    tr.update('cart', 'items', [{ sku: 'a' }, { sku: 'b' }], T0 + 30);
+    tr.update('cart', 'items', [{ sku: 'old' }], T0 + 15);
+    tr.update('cart', 'items', ['not an object'], T0 + 40);
+    const st = tr.model().clients.get('c1')!.observations.get('cart/items')!;
+    assert.deepEqual(st.history.map((h) => h.summary), [
+      ['initial value []'],
+      ['added /0'],
+      ['added /1'],
+      [`out of order: timestamp ${T0 + 15} is older than ${T0 + 30}; the latest value stays`],
+      ['changed /0 from {"sku":"a"} to "not an object"', 'removed /1'],
+    ]);
+    assert.deepEqual(st.history[0]!.patch, [{ op: 'replace', path: '', value: [] }]);
+    assert.deepEqual(st.history.map((h) => h.outOfOrder === true), [false, false, false, true, false]);
+    assert.deepEqual(st.history.map((h) => h.valid), [true, true, true, true, false]);
+    assert.equal(st.history[4]!.errors[0]!.pointer, '/0');
+    assert.deepEqual(st.current, ['not an object']);
+    assert.equal(st.currentTimestamp, T0 + 40);
+    assert.equal(st.updates, 5);
+    assert.equal(st.updateFrequency, 'on-change');
+  });
+
+  it("applies a result's observations snapshot as changes, skipping unchanged values", () => {
+    const tr = withCart();
+    tr.update('cart', 'total', 1);
+    const { requestId } = tr.request('cart', 'view_cart');
+    tr.result(requestId, { success: true, observations: { cart: { total: 1, items: [{ sku: 'z' }] } } });
+    const c = tr.model().clients.get('c1')!;
+    assert.equal(c.observations.get('cart/total')!.history.length, 1);
+    assert.deepEqual(c.observations.get('cart/items')!.current, [{ sku: 'z' }]);
+  });
+});
+
+describe('surface-set changes', () => {
+  it('summarises added and removed surfaces, actions and observations, and changed fields', () => {
+    const before = [cartSurface(), catalogSurface()];
+    const cart = cartSurface();
+    const changedCart = {
+      ...cart,
+      description: 'The basket',
+      actions: [
+        ...cart.actions.filter((a) => a.id !== 'clear_cart' && a.id !== 'add_item'),
+        { ...cart.actions[0]!, input: { type: 'object', properties: { sku: { type: 'string' } } } },
+        { ...cart.actions[0]!, id: 'remove_item', description: 'Remove' },
+      ],
+      observations: cart.observations!.filter((o) => o.id !== 'stock').map((o) => (o.id === 'total' ? { ...o, description: 'Sum' } : o)),
+    };
+    const checkout = { id: 'checkout', name: 'Checkout', description: 'Pay', actions: [{ id: 'pay', description: 'Pay', input: { type: 'object' } }] };
+    const after = [changedCart, checkout];
+    const { patch, summary } = diffSurfaceSets(before, after);
+    assert.deepEqual(summary, [
+      'removed surface catalog',
+      'changed description of surface cart',
+      'removed action clear_cart from surface cart',
+      'changed input of add_item on surface cart',
+      'added action remove_item to surface cart',
+      'reordered actions of surface cart',
+      'removed observation stock from surface cart',
+      'changed description of observation total on surface cart',
+      'added surface checkout',
+    ]);
+    // The patch is over the sets keyed by id, and reconstructs the new set.
+    assert.deepEqual(apply(surfaceSetObject(before), patch), JSON.parse(JSON.stringify(surfaceSetObject(after))));
+    assert.ok(patch.some((op) => op.path === '/checkout' && op.op === 'add'));
+    assert.ok(patch.some((op) => op.path === '/catalog' && op.op === 'remove'));
+  });
+
+  it('a surface moving in the array is no change', () => {
+    const { patch, summary } = diffSurfaceSets([cartSurface(), catalogSurface()], [catalogSurface(), cartSurface()]);
+    assert.deepEqual(patch, []);
+    assert.deepEqual(summary, []);
+  });
+
+  it('reads surfaces defensively', () => {
+    assert.deepEqual(diffSurfaceSets([null, 3, { id: 7 }], [{ id: 'x', actions: 'nope' }]).summary, ['added surface x']);
+    assert.deepEqual(diffSurfaceSets([{ id: 'x', actions: [1, null, { id: 'go' }] }], [{ id: 'x', actions: [] }]).summary, ['removed action go from surface x']);
+  });
+});
