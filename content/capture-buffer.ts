@@ -5,6 +5,7 @@
  */
 import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, TransportKind } from '../src/capture/types.ts';
 import type { Natives } from './natives.ts';
+import { createHeldAnswers, type HeldAnswers } from './answers.ts';
 
 export const MAX_ITEMS = 20_000;
 export const MAX_BYTES = 32 * 1024 * 1024;
@@ -22,6 +23,10 @@ export interface Live {
 export interface CaptureBuffer {
   readonly hook: string;
   readonly natives: Natives;
+  /** Answers to injected requests that must not reach the app's runtime. */
+  readonly held: HeldAnswers;
+  /** Runs `fn` with every item it records marked as injected by the extension. */
+  injecting<T>(fn: () => T): T;
   addClient(kind: TransportKind, url: string, key?: string): CapturedClient;
   record(client: CapturedClient, kind: CapturedKind, fields?: Partial<CapturedItem>): CapturedItem;
   /** An item whose payload arrives later (a Blob being read); later items wait for it. */
@@ -61,6 +66,7 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
   const drops: DropCounts = {};
   const pending = new Set<CapturedItem>();
   let nextClient = 1;
+  let injectDepth = 0;
 
   let live: Live | null = null;
   let outbox: CapturedItem[] = [];
@@ -126,6 +132,7 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     const seq = (seqs.get(client.id) ?? 0) + 1;
     seqs.set(client.id, seq);
     const item: CapturedItem = { ...fields, hook, client: client.id, seq, t: natives.now(), kind };
+    if (injectDepth > 0) item.injected = true;
     push(item);
     return item;
   }
@@ -133,6 +140,15 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
   return {
     hook,
     natives,
+    held: createHeldAnswers(natives),
+    injecting(fn) {
+      injectDepth++;
+      try {
+        return fn();
+      } finally {
+        injectDepth--;
+      }
+    },
     addClient(kind, url, key) {
       const id = `c${nextClient++}`;
       const client: CapturedClient = {

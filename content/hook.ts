@@ -15,6 +15,8 @@ import { tapPostMessage } from './taps/post-message.ts';
 import { installDirectHook } from './taps/direct.ts';
 import { connectBridge } from './hook-port.ts';
 import { natives } from './natives.ts';
+import { inject } from './inject.ts';
+import type { InjectCommand } from '../src/capture/types.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
@@ -22,7 +24,13 @@ function install(): void {
   tapPolling(buffer);
   tapPostMessage(buffer);
   installDirectHook(buffer);
-  connectBridge(buffer);
+  connectBridge(buffer, (message, reply) => {
+    if (message.type !== 'hook:inject') return;
+    const command = message as unknown as InjectCommand;
+    const outcome = inject(buffer, command);
+    // In a broadcast (postMessage), only the frame the command was for answers.
+    if (outcome.ok || outcome.error !== 'not this frame') reply({ type: 'answer', id: command.id, ...outcome });
+  });
 }
 
 const INSTALLED = Symbol.for('oui-devtools.hook');

@@ -26,6 +26,7 @@ import { Observations } from './views/observations.tsx';
 import { Acks } from './views/acks.tsx';
 import { Approvals } from './views/approvals.tsx';
 import { Findings, severityCounts } from './views/findings.tsx';
+import { Inject } from './views/inject.tsx';
 
 const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
@@ -35,6 +36,7 @@ const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'acks', label: 'Acknowledgments', render: () => <Acks /> },
   { id: 'approvals', label: 'Approvals', render: () => <Approvals /> },
   { id: 'findings', label: 'Findings', render: () => <Findings /> },
+  { id: 'inject', label: 'Inject', render: () => <Inject /> },
 ];
 
 function download(): void {

@@ -10,8 +10,9 @@ import { SessionModel } from '../src/session/model.ts';
 import { exportSession, parseSessionFile } from '../src/session/session-file.ts';
 import type { WireEvent } from '../src/session/wire.ts';
 import { connectPanel, type Connection } from './connection.ts';
+import { onAnswer } from './injector.ts';
 
-export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings';
+export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject';
 
 export const version = signal(0);
 export const connected = signal(false);
@@ -45,6 +46,7 @@ export function startLive(tabId: number): void {
   connection = connectPanel(tabId, {
     cursors: () => recorder.intake.cursors(),
     capture(frameId, message) {
+      if ((message as { type?: unknown } | null)?.type === 'answer') return onAnswer(message);
       if (source.value !== 'live') return;
       const fresh = recorder.accept(frameId, message);
       feed(fresh);

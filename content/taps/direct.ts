@@ -43,9 +43,9 @@ export function installDirectHook(buffer: CaptureBuffer): void {
     const client = buffer.addClient('direct', label);
     const entry: DirectClient = { client, handlers: new Set() };
     directClients.set(client.id, entry);
-    const record = (dir: 'in' | 'out', method: string, value: unknown, re?: number): number => {
+    const record = (dir: 'in' | 'out', method: string, value: unknown, re?: number, held?: boolean): number => {
       try {
-        return buffer.record(client, 'frame', { dir, method, ...copy(value), ...(re ? { re } : {}) }).seq;
+        return buffer.record(client, 'frame', { dir, method, ...copy(value), ...(re ? { re } : {}), ...(held ? { held } : {}) }).seq;
       } catch {
         return 0; // Never into the app.
       }
@@ -80,6 +80,14 @@ export function installDirectHook(buffer: CaptureBuffer): void {
         };
       } else if (name === 'sendResult') {
         wrapped = function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown, ...rest: unknown[]) {
+          if (buffer.held.active && buffer.held.matches(jsonText(result))) {
+            // An answer to an injected request: captured, kept from the runtime, accepted as the runtime would.
+            const seq = record('out', 'sendResult', result, undefined, true);
+            if (typeof onAcknowledged === 'function') {
+              queueMicrotask(() => buffer.injecting(() => (wrapAck('in', 'ack', onAcknowledged, seq) as Fn)({ ok: true })));
+            }
+            return undefined;
+          }
           const seq = record('out', 'sendResult', result);
           return original.call(this, result, wrapAck('in', 'ack', onAcknowledged, seq), ...rest);
         };
@@ -113,6 +121,14 @@ export function installDirectHook(buffer: CaptureBuffer): void {
 
   const api = Object.freeze({ version: 1, attach });
   Object.defineProperty(window, '__OUI_DEVTOOLS_HOOK__', { value: api, configurable: true, enumerable: false, writable: false });
+}
+
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 function methodNames(t: Transport): string[] {

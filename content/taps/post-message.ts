@@ -37,6 +37,19 @@ export function framePath(w: Window): string {
   return ['top', ...parts].join('/');
 }
 
+/** The window at a frame path of this tab, or null. */
+export function windowAt(path: string): Window | null {
+  const parts = path.split('/');
+  if (parts[0] !== 'top') return null;
+  let w: Window = window.top ?? window;
+  for (const p of parts.slice(1)) {
+    const next = w.frames[Number(p)];
+    if (!next) return null;
+    w = next;
+  }
+  return w;
+}
+
 function isOUIType(type: unknown): type is string {
   return typeof type === 'string' && (OUI_TYPES.has(type) || type.startsWith('x-'));
 }
@@ -67,7 +80,10 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
           buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: { omitted: true, head: '[not JSON]' } });
           return;
         }
-        buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...textPayload(text) });
+        const held = buffer.held.active && buffer.held.matches(text);
+        buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...textPayload(text), ...(held ? { held } : {}) });
+        // An answer to an injected request stops here: the app's own runtime never asked for it.
+        if (held) e.stopImmediatePropagation();
       } catch {
         // A message we cannot read is the app's business only.
       }

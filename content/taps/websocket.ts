@@ -4,9 +4,20 @@
  * `instanceof` stay the browser's own, and subclasses keep working.
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
-import type { CapturedClient } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
 
-type Sink = (data: unknown) => void;
+type Sink = (data: unknown, extra?: Partial<CapturedItem>) => void;
+
+/** Open sockets by captured client id, so the injector can deliver a frame to the right one. */
+export const sockets = new Map<string, WeakRef<WebSocket>>();
+
+/** An inbound frame delivered to the app's listeners as if its peer had sent it. */
+export function deliverToSocket(buffer: CaptureBuffer, ws: WebSocket, data: string): void {
+  buffer.injecting(() => ws.dispatchEvent(new MessageEvent('message', { data, origin: new URL(ws.url).origin })));
+}
+
+/** Socket.IO packet `42/ns,17[...]` or `45<n>-/ns,17[...]`: namespace and ack id, read only for held frames. */
+const SOCKET_IO_ACK = /^4[25](?:\d+-)?(\/[^,]*,)?(\d+)\[/;
 
 export function tapWebSocket(buffer: CaptureBuffer): void {
   const Native = window.WebSocket;
@@ -14,10 +25,10 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   const { listen } = buffer.natives;
 
   function frame(client: CapturedClient, dir: 'in' | 'out'): Sink {
-    return (data) => {
+    return (data, extra) => {
       try {
         if (typeof data === 'string') {
-          buffer.record(client, 'frame', { dir, ...textPayload(data) });
+          buffer.record(client, 'frame', { dir, ...extra, ...textPayload(data) });
         } else if (data instanceof ArrayBuffer) {
           buffer.record(client, 'frame', { dir, ...bytesPayload(new Uint8Array(data)) });
         } else if (ArrayBuffer.isView(data)) {
@@ -46,6 +57,8 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
       buffer.record(client, 'close', { note: `${c.code}${c.reason ? ` ${c.reason}` : ''}` });
     });
     outbound.set(ws, frame(client, 'out'));
+    sockets.set(client.id, new WeakRef(ws));
+    listen(ws, 'close', () => sockets.delete(client.id));
   }
   const outbound = new WeakMap<WebSocket, Sink>();
 
@@ -63,10 +76,21 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
 
   const nativeSend = Native.prototype.send;
   const send = function send(this: WebSocket, data: unknown) {
+    if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data)) return hold(this, data);
     const result = nativeSend.call(this, data as string);
     outbound.get(this)?.(data);
     return result;
   };
+
+  /** An answer to an injected request: captured, not sent; a Socket.IO result that wants an ack gets the runtime's usual acceptance. */
+  function hold(ws: WebSocket, data: string): void {
+    outbound.get(ws)?.(data, { held: true });
+    const m = SOCKET_IO_ACK.exec(data);
+    if (m && data.includes('"action:result"')) {
+      const ack = `43${m[1] ?? ''}${m[2]}[{"ok":true}]`;
+      buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
+    }
+  }
   Object.defineProperty(Native.prototype, 'send', { value: send, writable: true, configurable: true, enumerable: true });
   Object.defineProperty(window, 'WebSocket', { value: proxy, writable: true, configurable: true, enumerable: false });
 }

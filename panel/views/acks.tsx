@@ -13,6 +13,8 @@ const KIND: Record<AckKind, string> = {
 };
 
 function ClientAcks({ c }: { c: ClientState }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   if (!c.acks.length) return <p class="muted">No acknowledgment, receipt, trimmed re-send or repeat yet.</p>;
   return (
     <table class="grid acks">

@@ -12,6 +12,8 @@ function verdict(a: ApprovalCheck): { text: string; cls: string } {
 }
 
 function ClientApprovals({ c }: { c: ClientState }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   if (!c.approvals.length) return <p class="muted">No request to an action that needs approval yet.</p>;
   return (
     <table class="grid approvals">

@@ -3,9 +3,10 @@ import { signal } from '@preact/signals';
 import type { WireEvent } from '../../src/session/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { bytes, clock, ms, typeLabel } from '../format.ts';
-import { model, recorder, selectedEvent } from '../state.ts';
+import { model, recorder, selectedEvent, version } from '../state.ts';
 import { requestOf } from './timeline.tsx';
 import { FindingLine } from './findings.tsx';
+import { composer, openComposer, sendComposed, type ComposerState } from './inject.tsx';
 
 const tab = signal<'payload' | 'raw' | 'exchange'>('payload');
 
@@ -19,6 +20,8 @@ export function EventLink({ id, label }: { id: string; label?: string }) {
 }
 
 function Exchange({ ev }: { ev: WireEvent }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   const req = requestOf(ev);
   if (!req) return <p class="muted">This event is not part of a request.</p>;
   return (
@@ -54,7 +57,40 @@ function Exchange({ ev }: { ev: WireEvent }) {
   );
 }
 
+/** Replay a captured request: a fresh id by default, the same id to see the client's repeat handling, or edited in the composer. */
+function Replay({ ev }: { ev: WireEvent }) {
+  const p = ev.payload as { requestId?: unknown; surfaceId?: unknown; actionId?: unknown; params?: unknown; approval?: { approvalId?: unknown } } | null;
+  const client = recorder.clients.get(ev.client);
+  if (!p || typeof p.surfaceId !== 'string' || typeof p.actionId !== 'string' || !client) return null;
+  const base: Partial<ComposerState> = {
+    client: client.key,
+    surfaceId: p.surfaceId,
+    actionId: p.actionId,
+    paramsText: JSON.stringify(p.params ?? {}, null, 2),
+    replayOf: ev.id,
+    ...(typeof p.approval?.approvalId === 'string' ? { approvalId: p.approval.approvalId } : {}),
+    approvalMode: p.approval ? 'matching' : 'none',
+  };
+  const send = (sameId: boolean) =>
+    sendComposed({ ...composer.peek(), wantReceipt: true, letThrough: false, ...base, ...(sameId && typeof p.requestId === 'string' ? { requestId: p.requestId } : { requestId: undefined }) } as ComposerState);
+  return (
+    <div class="replay" role="group" aria-label="Replay">
+      <button onClick={() => send(false)} title="Send it again with a fresh requestId">
+        Replay
+      </button>
+      <button onClick={() => send(true)} title="Send it again with the same requestId, to see how the client handles a repeat (§7.3.7)">
+        Replay same id
+      </button>
+      <button onClick={() => openComposer(base)} title="Open in the composer to edit the params first">
+        Edit and send…
+      </button>
+    </div>
+  );
+}
+
 export function EventDetail({ ev }: { ev: WireEvent }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   const client = recorder.clients.get(ev.client);
   const findings = model.findings.filter((f) => f.events.includes(ev.id));
   return (
@@ -69,6 +105,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           ✕
         </button>
       </header>
+      {ev.type === 'action:request' && <Replay ev={ev} />}
       {findings.length > 0 && (
         <ul class="findings-inline">
           {findings.map((f) => (

@@ -17,6 +17,8 @@ const VERDICT: Record<HashVerdict, string> = {
 };
 
 function ClientHashes({ c }: { c: ClientState }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   return (
     <>
       <table class="grid hashes">

@@ -9,6 +9,8 @@ import { EventLink } from './event-detail.tsx';
 const SHOWN_HISTORY = 50;
 
 function ClientObservations({ c }: { c: ClientState }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   const list = [...c.observations.values()];
   if (!list.length) return <p class="muted">No observation update yet.</p>;
   return (

@@ -30,6 +30,8 @@ function ActionRow({ a }: { a: OUIAction }) {
 }
 
 function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; since: number; eventId: string }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   const routes = s.activation?.routes;
   const obs = Array.isArray(s.observations) ? s.observations : [];
   return (
@@ -81,6 +83,8 @@ function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; 
 }
 
 function ClientSurfaces({ c }: { c: ClientState }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   const mounted = [...c.surfaces.values()];
   return (
     <>

@@ -77,6 +77,8 @@ function details(ev: WireEvent, req: RequestState | undefined): string {
 }
 
 function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: boolean }) {
+  // Model state is mutated in place: read the version so this re-renders with it.
+  void version.value;
   const req = requestOf(ev);
   const client = recorder.clients.get(ev.client);
   const isRequest = ev.type === 'action:request';

@@ -71,6 +71,8 @@ export interface CapturedItem {
   to?: string;
   /** The seq of the item this one answers (a receipt or acknowledgment through the direct hook). */
   re?: number;
+  /** An answer to an injected request that was captured but kept from the app's runtime. */
+  held?: boolean;
   /** True when this item was produced by the extension (an injected request) and never came from the app's peer. */
   injected?: boolean;
 }
@@ -97,3 +99,27 @@ export interface Cursors {
 
 /** Marker on the one window message that hands the hook's MessagePort to the bridge. */
 export const HOOK_PORT_MARKER = '__ouiDevtoolsHookPort';
+
+/** Where an injected request goes: one socket, one frame of a postMessage pairing, or one direct transport. */
+export type InjectTarget =
+  | { via: 'websocket'; frameId: number; hook: string; client: string }
+  | { via: 'postmessage'; clientPath: string; peerPath: string; origin?: string }
+  | { via: 'direct'; frameId: number; hook: string; client: string };
+
+/** Panel → hook: deliver a request to the page's client. */
+export interface InjectCommand {
+  type: 'hook:inject';
+  /** The panel's id for this injection, echoed in the answer. */
+  id: string;
+  target: InjectTarget;
+  /** WebSocket: the inbound text frame (plain JSON or Socket.IO encoded). */
+  frame?: string;
+  /** postMessage: the message data. */
+  message?: unknown;
+  /** direct: the request object handed to the action handlers. */
+  request?: unknown;
+  /** direct: pass a receipt callback, as a sender asking for one does. */
+  wantReceipt?: boolean;
+  /** Markers (the requestId, an ack id) of answers to keep from the app's runtime; empty to let them through. */
+  hold: string[];
+}

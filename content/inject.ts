@@ -1,0 +1,54 @@
+/**
+ * Delivers a request the panel injected to the page's client, as if its agent
+ * runtime had sent it: an inbound WebSocket frame, a message event from the
+ * runtime's window, or a call of the direct transport's action handlers. Only
+ * the panel reaches here (background → bridge → the hook's private port); no
+ * page can.
+ */
+import type { CaptureBuffer } from './capture-buffer.ts';
+import { deliverToSocket, sockets } from './taps/websocket.ts';
+import { framePath, windowAt } from './taps/post-message.ts';
+import { directClients } from './taps/direct.ts';
+import type { InjectCommand } from '../src/capture/types.ts';
+
+export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: true } | { ok: false; error: string } {
+  const { target } = command;
+  buffer.held.hold(command.hold);
+  switch (target.via) {
+    case 'websocket': {
+      if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
+      const ws = sockets.get(target.client)?.deref();
+      if (!ws || ws.readyState !== WebSocket.OPEN) return { ok: false, error: 'the socket is no longer open' };
+      deliverToSocket(buffer, ws, String(command.frame));
+      return { ok: true };
+    }
+    case 'postmessage': {
+      if (framePath(window) !== target.clientPath) return { ok: false, error: 'not this frame' };
+      const source = windowAt(target.peerPath);
+      const origin = target.origin ?? originOf(target.peerPath);
+      buffer.injecting(() =>
+        window.dispatchEvent(new MessageEvent('message', { data: command.message, origin, source: source as MessageEventSource | null })),
+      );
+      return { ok: true };
+    }
+    case 'direct': {
+      if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
+      const entry = directClients.get(target.client);
+      if (!entry || entry.handlers.size === 0) return { ok: false, error: 'the transport has no action handler' };
+      const receipt = () => {};
+      buffer.injecting(() => {
+        for (const handler of entry.handlers) handler(command.request, command.wantReceipt ? receipt : undefined);
+      });
+      return { ok: true };
+    }
+  }
+  return { ok: false, error: 'unknown target' };
+}
+
+/** The origin a frame's messages carry, when its window is this one or an ancestor. */
+function originOf(path: string): string {
+  if (path === framePath(window)) return location.origin;
+  const self = framePath(window).split('/');
+  const depth = self.length - path.split('/').length;
+  return (depth > 0 && location.ancestorOrigins?.[depth - 1]) || location.origin;
+}

@@ -1,0 +1,108 @@
+/**
+ * The panel's injector: sends requests into the live page through the
+ * background and the page hook, keeps a history of what it injected, and the
+ * requests a user saved per origin (extension storage).
+ */
+import { signal } from '@preact/signals';
+import type { OUIActionApproval, OUIActionRequest } from '../src/protocol/index.ts';
+import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/injection.ts';
+import type { WireClient } from '../src/session/wire.ts';
+import { connection } from './state.ts';
+
+export interface InjectionRecord {
+  id: string;
+  t: number;
+  client: string;
+  request: OUIActionRequest;
+  letThrough: boolean;
+  /** The captured request this one replays. */
+  replayOf?: string;
+  status: 'sending' | 'delivered' | 'failed';
+  error?: string;
+}
+
+const MAX_HISTORY = 200;
+export const injections = signal<InjectionRecord[]>([]);
+let nextAck = INJECT_ACK_BASE;
+
+export interface InjectInput {
+  surfaceId: string;
+  actionId: string;
+  params: unknown;
+  requestId?: string;
+  approval?: OUIActionApproval;
+  knownSurfaces?: string;
+}
+
+export function injectRequest(client: WireClient, input: InjectInput, opts: { wantReceipt: boolean; letThrough: boolean; replayOf?: string }): InjectionRecord {
+  const request: OUIActionRequest = {
+    requestId: input.requestId ?? newRequestId(),
+    surfaceId: input.surfaceId,
+    actionId: input.actionId,
+    params: input.params as Record<string, unknown>,
+    timestamp: Date.now(),
+    ...(input.approval ? { approval: input.approval } : {}),
+    ...(input.knownSurfaces ? { knownSurfaces: input.knownSurfaces } : {}),
+  };
+  const record: InjectionRecord = {
+    id: `inj-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`,
+    t: Date.now(),
+    client: client.key,
+    request,
+    letThrough: opts.letThrough,
+    status: 'sending',
+    ...(opts.replayOf ? { replayOf: opts.replayOf } : {}),
+  };
+  const plan = planInjection(client, request, { id: record.id, wantReceipt: opts.wantReceipt, letThrough: opts.letThrough, ackId: nextAck++ });
+  if (!plan.ok) {
+    record.status = 'failed';
+    record.error = plan.error;
+  } else if (!connection) {
+    record.status = 'failed';
+    record.error = 'not connected to a tab';
+  } else {
+    connection.send({ ...plan.command, ...(plan.frameId !== undefined ? { frameId: plan.frameId } : {}) });
+  }
+  injections.value = [record, ...injections.value].slice(0, MAX_HISTORY);
+  return record;
+}
+
+/** The hook's word on an injection: delivered, or why not. */
+export function onAnswer(message: unknown): void {
+  const m = message as { id?: unknown; ok?: unknown; error?: unknown } | null;
+  if (!m || typeof m.id !== 'string') return;
+  injections.value = injections.value.map((r) =>
+    r.id === m.id && r.status === 'sending'
+      ? { ...r, status: m.ok === true ? 'delivered' : 'failed', ...(m.ok === true ? {} : { error: String(m.error ?? 'not delivered') }) }
+      : r,
+  );
+}
+
+export interface SavedRequest {
+  name: string;
+  surfaceId: string;
+  actionId: string;
+  params: unknown;
+  savedAt: number;
+}
+
+const storageKey = (origin: string) => `saved:${origin}`;
+
+export async function loadSaved(origin: string): Promise<SavedRequest[]> {
+  const got = await chrome.storage.local.get(storageKey(origin));
+  const list = got[storageKey(origin)];
+  return Array.isArray(list) ? (list as SavedRequest[]) : [];
+}
+
+export async function saveRequest(origin: string, saved: SavedRequest): Promise<SavedRequest[]> {
+  const list = (await loadSaved(origin)).filter((s) => s.name !== saved.name);
+  list.unshift(saved);
+  await chrome.storage.local.set({ [storageKey(origin)]: list.slice(0, 100) });
+  return list;
+}
+
+export async function deleteSaved(origin: string, name: string): Promise<SavedRequest[]> {
+  const list = (await loadSaved(origin)).filter((s) => s.name !== name);
+  await chrome.storage.local.set({ [storageKey(origin)]: list });
+  return list;
+}
