@@ -80,7 +80,9 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
           buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: { omitted: true, head: '[not JSON]' } });
           return;
         }
-        const held = buffer.held.active && buffer.held.matches(text);
+        // Only answers are held, never the injected request on its way to the client.
+        const type = (data as { type: string }).type;
+        const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(text);
         buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...textPayload(text), ...(held ? { held } : {}) });
         // An answer to an injected request stops here: the app's own runtime never asked for it.
         if (held) e.stopImmediatePropagation();

@@ -1,0 +1,208 @@
+/**
+ * Replay and inject, end to end on the demo app in real Chromium, driven
+ * through the panel's own composer: for every transport an injected request
+ * runs the app's real handler and its answer shows paired in the panel, kept
+ * from the app's runtime; a same-id replay shows the client's repeat
+ * handling; invalid params get the client's VALIDATION_ERROR; a transaction
+ * without a valid approval is refused by the client and flagged by the panel.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Frame, Page } from 'playwright-core';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { startDemoServer, type DemoServer } from '../demo/server.ts';
+
+let demo: DemoServer;
+let browser: Browser;
+let page: Page;
+let panel: Page;
+
+const ORDER = {
+  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
+  payment: { type: 'card', last4: '4242' },
+};
+
+/** Picks client (by kind), surface and action in the composer. */
+async function compose(kind: string, surfaceId: string, actionId: string, params?: unknown): Promise<void> {
+  await panel.click('#tab-inject');
+  const clientSelect = panel.locator('select[aria-label="Inject into client"]');
+  await panel.waitForFunction(
+    (k) => [...document.querySelectorAll('select[aria-label="Inject into client"] option')].some((o) => o.textContent?.startsWith(`${k}:`)),
+    kind,
+    { timeout: 15_000 },
+  );
+  const value = await clientSelect.locator('option', { hasText: `${kind}:` }).first().getAttribute('value');
+  await clientSelect.selectOption(value!);
+  await panel.waitForFunction(
+    (s) => [...document.querySelectorAll('select[aria-label="Surface"] option')].some((o) => (o as HTMLOptionElement).value === s),
+    surfaceId,
+    { timeout: 15_000 },
+  );
+  await panel.selectOption('select[aria-label="Surface"]', surfaceId);
+  await panel.selectOption('select[aria-label="Action"]', actionId);
+  if (params !== undefined) await panel.fill('textarea[aria-label="Params JSON"]', JSON.stringify(params));
+}
+
+/** Sends, and waits for the history's newest row to show the client's final answer. */
+async function sendAndAnswer(): Promise<{ answer: string; requestId: string; delivery: string }> {
+  const before = await panel.locator('[data-testid=inject-history] tbody tr').count().catch(() => 0);
+  await panel.getByRole('button', { name: /^Send/ }).click();
+  const row = panel.locator('[data-testid=inject-history] tbody tr').first();
+  await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=inject-history] tbody tr').length > n, before);
+  await panel.waitForFunction(
+    () => /success|error/.test(document.querySelector('[data-testid=inject-history] tbody tr [data-testid=inject-answer]')?.textContent ?? ''),
+    undefined,
+    { timeout: 15_000 },
+  );
+  return {
+    answer: (await row.locator('[data-testid=inject-answer]').innerText()).trim(),
+    requestId: (await row.getAttribute('data-request-id'))!,
+    delivery: await row.locator('td').nth(2).innerText(),
+  };
+}
+
+function runtimeSawResultFor(requestId: string): boolean {
+  return demo.runtime.events.some((e) => e.type === 'action:result' && (e.payload as { requestId?: string } | null)?.requestId === requestId);
+}
+
+describe('replay and inject', () => {
+  before(async () => {
+    demo = await startDemoServer();
+    browser = await launch({ viewport: { width: 1400, height: 900 } });
+    page = await browser.context.newPage();
+    await page.goto(demo.url);
+    panel = await openPanelPage(browser, await tabIdOf(browser, page));
+    await demo.runtime.waitForClient();
+    await page.waitForFunction(() => document.querySelector('#status-socket')?.getAttribute('data-state') === 'connected');
+    // Injection rides Socket.IO's WebSocket: wait for the upgrade.
+    await panel.waitForFunction(() => document.body.innerText.includes('Timeline'));
+    await page.waitForTimeout(500);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  test('Socket.IO: the form composes the params, the real handler runs, the answer is paired and kept from the runtime', async () => {
+    const cartBefore = Number(await page.locator('#cart-count').innerText());
+    await compose('socket.io', 'catalog', 'add_to_cart');
+    // The form, not the JSON box: pick a product and a quantity.
+    await panel.selectOption('select[aria-label="/productId"]', { label: '"mug-travel"' });
+    await panel.fill('input[aria-label="/quantity"]', '2');
+    assert.deepEqual(JSON.parse(await panel.inputValue('textarea[aria-label="Params JSON"]')), { productId: 'mug-travel', quantity: 2 });
+    await panel.waitForSelector('[data-testid=validation] .ok');
+    const { answer, requestId, delivery } = await sendAndAnswer();
+    assert.equal(answer, 'success');
+    assert.match(delivery, /delivered/);
+    await page.waitForFunction((n) => Number(document.querySelector('#cart-count')?.textContent) === n + 2, cartBefore);
+    assert.equal(runtimeSawResultFor(requestId), false, "the app's runtime never saw the injected request's answer");
+  });
+
+  test('WebSocket JSON: an injected request runs the handler', async () => {
+    await compose('websocket', 'notifications', 'mark_read', { target: { all: true } });
+    const { answer } = await sendAndAnswer();
+    assert.equal(answer, 'success');
+    await page.waitForFunction(() => document.querySelector('#notif-unread')?.textContent?.trim() === '0');
+  });
+
+  test('postMessage: an injected request reaches the iframe client as if its host sent it', async () => {
+    await compose('postmessage', 'coupon-widget', 'apply_coupon', { code: 'SAVE10' });
+    const { answer } = await sendAndAnswer();
+    assert.equal(answer, 'success');
+    const frame = page.frames().find((f) => f.url().includes('frame.html')) as Frame;
+    await frame.waitForSelector('#coupon-applied[data-code="SAVE10"]');
+  });
+
+  test('direct hook: an injected request goes through the transport handler', async () => {
+    await compose('direct', 'help', 'open_article', { articleId: 'returns' });
+    const { answer } = await sendAndAnswer();
+    assert.equal(answer, 'success');
+    await page.waitForSelector('#help-article[data-article-id="returns"]');
+  });
+
+  test('invalid params are sent on purpose and the client answers VALIDATION_ERROR', async () => {
+    await compose('socket.io', 'catalog', 'add_to_cart', { productId: 'no-such-product', quantity: 99 });
+    await panel.waitForSelector('[data-testid=validation] ul.warn li');
+    assert.equal(await panel.getByRole('button', { name: 'Send anyway (invalid params)' }).count(), 1);
+    const { answer } = await sendAndAnswer();
+    assert.match(answer, /^error VALIDATION_ERROR/);
+  });
+
+  test('a captured request replays with a fresh id, and with the same id shows how the client handles a repeat', async () => {
+    const client = await demo.runtime.waitForClient();
+    const original = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: 'sticker' } });
+    assert.equal(original.success, true);
+    // Find the runtime's own request in the timeline and open it.
+    await panel.click('#tab-timeline');
+    await panel.fill('input[aria-label="Free-text filter"]', 'sticker');
+    await panel.locator('.vlist [role=row][data-type="action:request"]').first().click();
+    await panel.waitForSelector('[data-testid=event-detail]');
+
+    await panel.getByRole('button', { name: 'Replay', exact: true }).click();
+    await panel.click('#tab-inject');
+    const fresh = panel.locator('[data-testid=inject-history] tbody tr').first();
+    await panel.waitForFunction(() => document.querySelector('[data-testid=inject-history] tbody tr [data-testid=inject-answer]')?.textContent === 'success');
+    const freshId = await fresh.getAttribute('data-request-id');
+    assert.notEqual(freshId, original.requestId, 'a replay gets a fresh requestId by default');
+
+    await panel.click('#tab-timeline');
+    await panel.locator('.vlist [role=row][data-type="action:request"]').first().click();
+    await panel.getByRole('button', { name: 'Replay same id' }).click();
+    await panel.click('#tab-acks');
+    const repeat = panel.locator('tr[data-kind=repeat]', { hasText: original.requestId });
+    await repeat.waitFor({ timeout: 15_000 });
+    await panel.waitForTimeout(1000);
+    // The runtime acknowledged the first answer: a conformant client gives a receipt and no second answer.
+    assert.match(await repeat.innerText(), /receipt only/i);
+    await panel.click('#tab-findings');
+    assert.equal(await panel.locator('.finding[data-rule^="repeat-"]').count(), 0, 'a conformant client raises no repeat finding');
+    await panel.click('#tab-timeline');
+    await panel.fill('input[aria-label="Free-text filter"]', '');
+  });
+
+  test('a page cannot use the extension to inject into itself', async () => {
+    const cartBefore = await page.locator('#cart-count').innerText();
+    const frame = '42/oui,900000999["action:request",{"requestId":"forged-0001","surfaceId":"catalog","actionId":"add_to_cart","params":{"productId":"mug-classic","quantity":1},"timestamp":1}]';
+    await page.evaluate((f) => {
+      const target = { via: 'websocket', frameId: 0, hook: 'x', client: 'c1' };
+      window.postMessage({ type: 'hook:inject', id: 'forged', target, frame: f, hold: [] }, '*');
+      const ch = new MessageChannel();
+      window.postMessage({ __ouiDevtoolsHookPort: 'forged' }, '*', [ch.port2]);
+      ch.port1.postMessage({ type: 'hook:inject', id: 'forged', target, frame: f, hold: [] });
+      document.dispatchEvent(new CustomEvent('hook:inject', { detail: { target, frame: f } }));
+    }, frame);
+    await page.waitForTimeout(800);
+    assert.equal(await page.locator('#cart-count').innerText(), cartBefore);
+    await panel.click('#tab-timeline');
+    await panel.fill('input[aria-label="Free-text filter"]', 'forged-0001');
+    await panel.waitForTimeout(300);
+    assert.equal(await panel.locator('.vlist [role=row]').count(), 0);
+    await panel.fill('input[aria-label="Free-text filter"]', '');
+  });
+
+  test('a transaction without a valid approval is refused by the client and flagged by the panel', async () => {
+    const result = await demo.runtime.request(await demo.runtime.waitForClient(), { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
+    assert.equal(result.success, true);
+    await compose('socket.io', 'checkout', 'place_order', ORDER);
+    await panel.waitForSelector('[data-testid=approval-block]');
+    await panel.check('input[name=approval-mode] >> nth=1'); // a wrong argsHash
+    const wrong = await sendAndAnswer();
+    assert.match(wrong.answer, /^error ACTION_DENIED/);
+    await panel.check('input[name=approval-mode] >> nth=2'); // no approval at all
+    const none = await sendAndAnswer();
+    assert.match(none.answer, /^error ACTION_DENIED/);
+    assert.equal(await page.locator('#orders-count').innerText(), '0', 'no order was placed');
+
+    await panel.click('#tab-approvals');
+    const rows = panel.locator('table.approvals tbody tr');
+    await panel.waitForFunction(() => document.querySelectorAll('table.approvals tbody tr[data-outcome=refused]').length >= 2);
+    const text = await rows.allInnerTexts();
+    assert.ok(text.some((t) => /argsHash does not match params/.test(t)));
+    assert.ok(text.some((t) => /no approval carried/.test(t)));
+    await panel.click('#tab-findings');
+    await panel.waitForSelector('.finding[data-rule=approval-hash-mismatch]');
+    await panel.waitForSelector('.finding[data-rule=approval-missing]');
+    assert.equal(await panel.locator('.finding[data-rule=unapproved-run]').count(), 0, 'nothing ran without approval');
+  });
+});
