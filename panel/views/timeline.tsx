@@ -38,7 +38,8 @@ function target(ev: WireEvent, req: RequestState | undefined): string {
 
 function matches(ev: WireEvent): boolean {
   if (selectedClient.value && ev.client !== selectedClient.value) return false;
-  if (category.value ? categoryOf(ev) !== category.value : ev.kind === 'other') return false;
+  // Application traffic on the same socket is hidden unless asked for; frames the capture had to cut are not.
+  if (category.value ? categoryOf(ev) !== category.value : ev.kind === 'other' && !ev.note) return false;
   const req = surfaceFilter.value || actionFilter.value || statusFilter.value || text.value ? requestOf(ev) : undefined;
   if (surfaceFilter.value && !(surfaceOf(ev) ?? req?.surfaceId ?? '').includes(surfaceFilter.value)) return false;
   if (actionFilter.value && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(actionFilter.value)) return false;

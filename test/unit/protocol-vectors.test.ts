@@ -1,5 +1,5 @@
 /**
- * Every published vector (/work/shared/vectors): args hash, refusals,
+ * Every published vector (../shared/vectors, copied in test/vectors): args hash, refusals,
  * surfaces hash.
  */
 import { describe, it } from 'node:test';
@@ -17,9 +17,13 @@ import {
   surfacesHashVariants,
   identifySurfacesHashVariant,
 } from '../../src/protocol/index.ts';
+import { COPY_DIR, loadVectors } from '../support/vectors.ts';
 
 function vectors<T>(name: string): T[] {
-  return JSON.parse(readFileSync(new URL(`../../../shared/vectors/${name}`, import.meta.url), 'utf8')) as T[];
+  const published = loadVectors<T>(name);
+  // The repository's copy is what a CI clone without ../shared tests against: it must not drift.
+  assert.deepEqual(JSON.parse(readFileSync(`${COPY_DIR}${name}`, 'utf8')), published, `test/vectors/${name} differs from the published vectors`);
+  return published;
 }
 
 interface ArgsVector {

@@ -1,0 +1,241 @@
+/**
+ * The panel's views on the demo app's traffic, in real Chromium: after the
+ * runtime's tour (search, cart, a refused over-large result re-sent trimmed, a
+ * repeated request, an approved order, an async export), each view shows what
+ * the traffic holds. Screenshots of every view, light and dark, go to
+ * test-results/screenshots/. Then: export and import of the session, and
+ * hostile page data that must not freeze the panel.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+
+const SHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
+const ORDER = {
+  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
+  payment: { type: 'card', last4: '4242' },
+};
+const VIEWS = ['timeline', 'surfaces', 'hashes', 'observations', 'acks', 'approvals', 'findings', 'inject'];
+
+let demo: DemoServer;
+let browser: Browser;
+let page: Page;
+let panel: Page;
+let tabId: number;
+
+async function view(name: string): Promise<void> {
+  await panel.click(`#tab-${name}`);
+}
+
+describe('panel views on the demo app', () => {
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    demo = await startDemoServer();
+    browser = await launch({ viewport: { width: 1400, height: 900 } });
+    page = await browser.context.newPage();
+    await page.goto(demo.url);
+    tabId = await tabIdOf(browser, page);
+    panel = await openPanelPage(browser, tabId);
+    const client = await demo.runtime.waitForClient();
+    const tour = demo.runtime.runScenario('tour', client, { stepMs: 50, approvalTimeoutMs: 15_000 });
+    await page.locator('#approve-btn').click({ timeout: 20_000 });
+    await tour;
+    // One deliberate mistake the panel must flag: a transaction with no approval at all.
+    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
+    const refused = await demo.runtime.request(client, { surfaceId: 'checkout', actionId: 'place_order', params: ORDER });
+    assert.equal(refused.success, false);
+    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/' } });
+    await page.click('#assistant-tip');
+    await page.waitForTimeout(500);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  test('Surfaces: what the agent can do now, per client, with effects, approval badges and schemas', async () => {
+    await view('surfaces');
+    const cart = panel.locator('[data-client-kind="socket.io"] article.surface[data-surface=cart]');
+    await cart.waitFor();
+    const clear = cart.locator('li.action[data-action=clear_cart]');
+    assert.match(await clear.innerText(), /edit[\s\S]*write[\s\S]*approval[\s\S]*destructive/);
+    assert.match(await cart.locator('li.action[data-action=remove_item]').innerText(), /productId\*[\s\S]*one of/);
+    assert.equal(await panel.locator('[data-client-kind="socket.io"] article.surface[data-surface=checkout]').count(), 0, 'checkout unmounted after the tour went back to /');
+    assert.equal(await panel.locator('[data-client-kind=direct] article.surface[data-surface=help]').count(), 1);
+    assert.equal(await panel.locator('[data-client-kind=postmessage] article.surface[data-surface=coupon-widget]').count(), 1);
+    await panel.locator('[data-client-kind="socket.io"] details.lifecycle summary').click();
+    assert.match(await panel.locator('[data-client-kind="socket.io"] details.lifecycle').innerText(), /checkout deregistered/);
+  });
+
+  test('Hashes: every reported surfacesHash matches its recomputation; surface set changes read as sentences', async () => {
+    await view('hashes');
+    const block = panel.locator('section.client-block[data-client-kind="socket.io"]').first();
+    await block.locator('tr[data-verdict]').first().waitFor();
+    const verdicts = await block.locator('tr[data-verdict]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict')));
+    assert.ok(verdicts.length >= 10);
+    assert.ok(verdicts.every((v) => v === 'match'), `verdicts: ${verdicts.join(',')}`);
+    const changes = await block.locator('[data-testid=surface-change] .summary').allInnerTexts();
+    assert.ok(changes.some((c) => c.includes('added surface checkout')));
+    assert.ok(changes.some((c) => c.includes('removed surface checkout')));
+  });
+
+  test('Observations: current value as a tree, history as readable diffs', async () => {
+    await view('observations');
+    const items = panel.locator('article.observation[data-observation="cart/items"]');
+    await items.waitFor();
+    const text = await items.innerText();
+    assert.match(text, /updates/);
+    assert.match(text, /added \/0/);
+    // The tour left /orders: its surface's observation state was discarded with it (§7.2).
+    assert.equal(await panel.locator('article.observation[data-observation="orders/export_job"]').count(), 0);
+    assert.match(await panel.locator('article.observation[data-observation="shop-nav/route"]').innerText(), /changed \/ from "\/orders" to "\/"/);
+  });
+
+  test('Acknowledgments: receipts, a refused result and its trimmed re-send, a repeat', async () => {
+    await view('acks');
+    const block = panel.locator('section.client-block[data-client-kind="socket.io"]').first();
+    assert.match(await block.locator('tr.refused').first().innerText(), /refused: result too large/);
+    assert.match(await block.locator('tr[data-kind=trimmed-resend]').first().innerText(), /omitted surfaces, observations/);
+    assert.match(await block.locator('tr[data-kind=repeat]').first().innerText(), /receipt only/);
+    assert.ok((await block.locator('tr[data-kind=receipt]').count()) > 5);
+  });
+
+  test('Approvals: the approved order matches its argsHash and ran; the unapproved one was refused', async () => {
+    await view('approvals');
+    const ran = panel.locator('table.approvals tr[data-outcome=ran]');
+    await ran.first().waitFor();
+    assert.equal(await ran.first().getAttribute('data-check'), 'ok');
+    assert.match(await ran.first().innerText(), /checkout › place_order[\s\S]*transaction[\s\S]*argsHash matches params/);
+    const refused = panel.locator('table.approvals tr[data-outcome=refused]');
+    assert.match(await refused.first().innerText(), /no approval carried[\s\S]*ACTION_DENIED/);
+  });
+
+  test('Findings: the missing approval is flagged with its section, linked to its event', async () => {
+    await view('findings');
+    const finding = panel.locator('.finding[data-rule=approval-missing]').first();
+    await finding.waitFor();
+    assert.match(await finding.innerText(), /error/);
+    assert.equal(await panel.locator('.finding[data-rule=unapproved-run]').count(), 0);
+    assert.equal(await panel.locator('.finding[data-rule=hash-mismatch]').count(), 0);
+    await finding.locator('button.link').first().click();
+    await panel.waitForSelector('[data-testid=event-detail]');
+    assert.match(await panel.locator('[data-testid=event-detail]').innerText(), /action:request[\s\S]*place_order/);
+  });
+
+  test('Timeline: filters by status and type; keyboard moves the selection', async () => {
+    await view('timeline');
+    await panel.selectOption('select[aria-label=Status]', 'failed');
+    const rows = panel.locator('.vlist [role=row]');
+    await rows.first().waitFor();
+    const exchanges = await panel.locator('.vlist [role=row][data-type^="action:"]').allInnerTexts();
+    assert.ok(exchanges.length >= 2, 'the refused order: its request and its result');
+    assert.ok(exchanges.every((t) => /failed/.test(t)), exchanges.join('\n---\n'));
+    await panel.selectOption('select[aria-label=Status]', '');
+    await panel.selectOption('select[aria-label=Type]', 'acks');
+    assert.ok((await rows.allInnerTexts()).every((t) => /\back\b/.test(t)));
+    await panel.selectOption('select[aria-label=Type]', '');
+    await rows.first().click();
+    const first = await panel.locator('.vlist [role=row][aria-selected=true]').getAttribute('data-id');
+    await panel.locator('.vlist').press('ArrowDown');
+    const second = await panel.locator('.vlist [role=row][aria-selected=true]').getAttribute('data-id');
+    assert.notEqual(first, second);
+    await panel.locator('.vlist').press('Escape');
+  });
+
+  test('screenshots of every view, light and dark', async () => {
+    for (const theme of ['light', 'dark']) {
+      const shot = await browser.context.newPage();
+      await shot.setViewportSize({ width: 1400, height: 900 });
+      await shot.goto(`chrome-extension://${browser.extensionId}/panel.html?tabId=${tabId}&theme=${theme}`);
+      await shot.waitForSelector('.vlist [role=row]');
+      for (const v of VIEWS) {
+        await shot.click(`#tab-${v}`);
+        await shot.waitForTimeout(150);
+        await shot.screenshot({ path: `${SHOTS}${v}-${theme}.png` });
+      }
+      const bg = await shot.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.equal(bg, theme === 'dark' ? 'rgb(32, 33, 36)' : 'rgb(255, 255, 255)');
+      await shot.close();
+    }
+  });
+
+  test('a session exported to a file opens offline in a panel with no tab', async () => {
+    await view('timeline');
+    const total = (await panel.getByTestId('event-count').innerText()).split('/')[1]!.trim();
+    const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByRole('button', { name: 'Export' }).click()]);
+    const path = await download.path();
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    assert.equal(file.format, 'oui-devtools-session');
+    assert.equal(file.version, 1);
+
+    const offline = await browser.context.newPage();
+    await offline.goto(`chrome-extension://${browser.extensionId}/panel.html`);
+    const [chooser] = await Promise.all([offline.waitForEvent('filechooser'), offline.getByRole('button', { name: 'open a session file' }).click()]);
+    await chooser.setFiles(path);
+    await offline.waitForSelector('.notice');
+    assert.match(await offline.locator('.notice').innerText(), /Imported \d+ events/);
+    assert.equal((await offline.getByTestId('event-count').innerText()).split('/')[1]!.trim(), total);
+    await offline.click('#tab-approvals');
+    assert.equal(await offline.locator('table.approvals tr[data-outcome=ran]').count(), 1);
+    assert.equal(await offline.locator('table.approvals tr[data-outcome=refused]').count(), 1);
+    await offline.close();
+  });
+});
+
+describe('hostile page data', () => {
+  let server: FixtureServer;
+  let b: Browser;
+  before(async () => {
+    server = await startFixtureServer({
+      '/': `<!doctype html><title>hostile</title><script>
+        const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+        ws.onopen = () => {
+          let deep = 'bottom';
+          for (let i = 0; i < 10000; i++) deep = { d: deep };
+          const big = 'x'.repeat(10 * 1024 * 1024);
+          ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'evil', name: '<img src=x onerror="window.pwned=1">', description: '<script>window.pwned=2<' + '/script>', actions: [{ id: 'do_it', description: 'd', input: { type: 'object' } }], observations: [{ id: 'deep', description: 'd', schema: {} }] }, timestamp: 1 } }));
+          ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'evil', observationId: 'deep', value: deep, timestamp: 2 } }));
+          ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'evil', observationId: 'deep', value: big, timestamp: 3 } }));
+          ws.send('{"type":"observation:update","payload":{"surfaceId":"evil","observationId":"deep","value":{"__proto__":{"polluted":1}},"timestamp":4}}');
+          ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'evil', observationId: 'deep', value: 'x'.repeat(1024 * 1024), timestamp: 5 } }));
+          document.title = 'sent';
+        };
+      </script>`,
+    });
+    b = await launch({ viewport: { width: 1400, height: 900 } });
+  });
+  after(async () => {
+    await b?.close();
+    await server?.close();
+  });
+
+  test('a 10 MB frame, a 10,000-deep value and markup in names never freeze the panel or run in it', async () => {
+    const app = await b.context.newPage();
+    await app.goto(server.url);
+    await app.waitForFunction(() => document.title === 'sent');
+    const p = await openPanelPage(b, await tabIdOf(b, app));
+    const errors: string[] = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 5, undefined, { timeout: 20_000 });
+    const started = Date.now();
+    for (const v of VIEWS) await p.click(`#tab-${v}`);
+    await p.click('#tab-surfaces');
+    assert.match(await p.locator('article.surface[data-surface=evil]').innerText(), /<img src=x onerror/);
+    await p.click('#tab-observations');
+    await p.locator('article.observation').first().waitFor();
+    await p.click('#tab-timeline');
+    const over = p.locator('.vlist [role=row]', { hasText: 'over the capture cap' });
+    assert.equal(await over.count(), 1, 'the 10 MB frame is shown as over the capture cap');
+    await p.locator('.vlist [role=row][data-type="observation:update"]').first().click();
+    await p.waitForSelector('[data-testid=event-detail]');
+    assert.ok(Date.now() - started < 10_000, 'the panel stayed responsive');
+    assert.equal(await p.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    assert.equal(await p.evaluate(() => ({} as Record<string, unknown>).polluted), undefined);
+    assert.deepEqual(errors, []);
+  });
+});
