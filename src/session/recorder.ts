@@ -45,7 +45,7 @@ export class Recorder {
   add(fresh: WireEvent[]): void {
     if (!fresh.length) return;
     for (const ev of fresh) {
-      this.events.push(ev);
+      this.insertByTime(ev);
       this.byId.set(ev.id, ev);
     }
     if (this.events.length > this.maxEvents) {
@@ -53,6 +53,26 @@ export class Recorder {
       for (const ev of this.events.splice(0, extra)) this.byId.delete(ev.id);
       this.evicted += extra;
     }
+  }
+
+  /**
+   * Newest last, by capture time: batches from different frames (an iframe's
+   * hook, a replay after reconnecting) can arrive after later events.
+   */
+  private insertByTime(ev: WireEvent): void {
+    const list = this.events;
+    if (!list.length || list[list.length - 1]!.t <= ev.t) {
+      list.push(ev);
+      return;
+    }
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.t <= ev.t) lo = mid + 1;
+      else hi = mid;
+    }
+    list.splice(lo, 0, ev);
   }
 
   clear(): void {
