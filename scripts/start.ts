@@ -23,7 +23,8 @@ if (!hasDisplay) {
   console.log(`No display here (DISPLAY is not set), so no browser window can open.\n${howToLoad}\nPress Ctrl+C to stop the demo server.`);
 } else {
   const browser = await launch({ headless: false, devtools: true, viewport: null });
-  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  // With DevTools auto-opened, the first pages can be DevTools windows: use the tab.
+  const page = browser.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await browser.context.newPage());
   await page.goto(demo.url);
   console.log(`Chromium is open on ${demo.url} with DevTools on the OUI panel. Close the browser or press Ctrl+C to stop.`);
   browser.context.on('close', () => void demo.close().then(() => process.exit(0)));
