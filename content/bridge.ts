@@ -13,19 +13,21 @@ let bgPort: chrome.runtime.Port | null = null;
 /** Commands that arrived before the hook's port did. */
 const early: unknown[] = [];
 
-addEventListener(
-  'message',
-  (e) => {
-    const data = e.data as Record<string, unknown> | null;
-    if (e.source !== window || !data || typeof data !== 'object' || !(HOOK_PORT_MARKER in data)) return;
-    e.stopImmediatePropagation();
-    if (hookPort || !e.ports[0]) return;
-    hookPort = e.ports[0];
-    hookPort.onmessage = (m) => toBackground(m.data);
-    for (const m of early.splice(0)) hookPort.postMessage(m);
-  },
-  true,
-);
+/**
+ * Takes the hook's port, then stops listening: a listener in this world would
+ * make Chrome deserialize every later window message a second time.
+ */
+function takeHookPort(e: MessageEvent): void {
+  const data = e.data as Record<string, unknown> | null;
+  if (e.source !== window || !data || typeof data !== 'object' || !(HOOK_PORT_MARKER in data)) return;
+  e.stopImmediatePropagation();
+  if (hookPort || !e.ports[0]) return;
+  removeEventListener('message', takeHookPort, true);
+  hookPort = e.ports[0];
+  hookPort.onmessage = (m) => toBackground(m.data);
+  for (const m of early.splice(0)) hookPort.postMessage(m);
+}
+addEventListener('message', takeHookPort, true);
 
 function toHook(message: unknown): void {
   if (hookPort) hookPort.postMessage(message);

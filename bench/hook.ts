@@ -1,0 +1,108 @@
+/**
+ * What the page hook costs the app, measured in real Chromium with and
+ * without the extension: the app's WebSocket send loop, the delivery of a
+ * burst of inbound frames to its listener, a burst of OUI postMessages, and
+ * direct-transport calls. Figures, not assertions; written to
+ * bench/hook-results.json.
+ */
+import { writeFileSync } from 'node:fs';
+import { launch, type Browser } from '../test/support/browser.ts';
+import { startFixtureServer } from '../test/support/fixture-server.ts';
+
+const FRAMES = 20_000;
+const ROUNDS = 5;
+
+const page = `<!doctype html><title>bench</title><script>
+const frame = JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'bench', observationId: 'n', value: { items: [1, 2, 3], label: 'x'.repeat(120) }, timestamp: 1 } });
+window.bench = {
+  async send(n) {
+    const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+    await new Promise((r) => (ws.onopen = r));
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) ws.send(frame);
+    const t = performance.now() - t0;
+    ws.close();
+    return t;
+  },
+  async receive(n) {
+    const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+    await new Promise((r) => (ws.onopen = r));
+    let got = 0, first = 0;
+    const done = new Promise((r) => (ws.onmessage = () => { if (!got++) first = performance.now(); if (got === n) r(performance.now() - first); }));
+    ws.send('burst:' + n);
+    const t = await done;
+    ws.close();
+    return t;
+  },
+  async postMessages(n) {
+    let got = 0;
+    const t0 = performance.now();
+    const done = new Promise((r) => window.addEventListener('message', function on() { if (++got === n) { window.removeEventListener('message', on); r(performance.now() - t0); } }));
+    const msg = JSON.parse(frame);
+    for (let i = 0; i < n; i++) window.postMessage(msg, location.origin);
+    return done;
+  },
+  direct(n) {
+    const transport = { sendResult(r, ack) { if (ack) ack({ ok: true }); }, onAction(h) { return () => {}; } };
+    window.__OUI_DEVTOOLS_HOOK__?.attach(transport, { label: 'bench' });
+    const result = { requestId: 'r', success: true, data: { ok: 1, items: [1, 2, 3] }, timestamp: 1, surfacesHash: 'fnv1a64:0000000000000000' };
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) transport.sendResult(result, () => {});
+    return performance.now() - t0;
+  },
+};
+</script>`;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function measure(b: Browser, url: string): Promise<Record<string, number>> {
+  const p = await b.context.newPage();
+  await p.goto(url);
+  const out: Record<string, number[]> = { send: [], receive: [], postMessage: [], direct: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    out.send!.push(await p.evaluate((n) => (window as any).bench.send(n), FRAMES));
+    out.receive!.push(await p.evaluate((n) => (window as any).bench.receive(n), FRAMES));
+    out.postMessage!.push(await p.evaluate((n) => (window as any).bench.postMessages(n), FRAMES / 4));
+    out.direct!.push(await p.evaluate((n) => (window as any).bench.direct(n), FRAMES));
+  }
+  await p.close();
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, median(v)]));
+}
+
+const server = await startFixtureServer({ '/': page });
+server.onConnection((ws) => {
+  ws.on('message', (d) => {
+    const m = /^burst:(\d+)$/.exec(String(d));
+    if (!m) return;
+    const frame = JSON.stringify({ type: 'action:request', payload: { requestId: 'r', surfaceId: 'bench', actionId: 'go', params: { x: 'y'.repeat(120) }, timestamp: 1 } });
+    for (let i = 0; i < Number(m[1]); i++) ws.send(frame);
+  });
+});
+
+const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), frames: FRAMES, rounds: ROUNDS };
+for (const [name, extension] of [['without', false], ['with', true]] as const) {
+  const b = await launch({ extension });
+  try {
+    results[name] = await measure(b, server.url);
+  } finally {
+    await b.close();
+  }
+}
+await server.close();
+
+const w = results.with as Record<string, number>;
+const wo = results.without as Record<string, number>;
+const labels: Record<string, string> = {
+  send: `${FRAMES} ws.send() calls`,
+  receive: `${FRAMES} inbound frames to the app's listener`,
+  postMessage: `${FRAMES / 4} OUI postMessages delivered`,
+  direct: `${FRAMES} direct sendResult() calls`,
+};
+for (const k of Object.keys(labels)) {
+  const ratio = w[k]! / wo[k]!;
+  console.log(`${labels[k]}: without ${wo[k]!.toFixed(1)} ms | with the hook ${w[k]!.toFixed(1)} ms (x${ratio.toFixed(2)}, +${(((w[k]! - wo[k]!) * 1000) / (k === 'postMessage' ? FRAMES / 4 : FRAMES)).toFixed(2)} us per item)`);
+}
+writeFileSync(new URL('./hook-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
