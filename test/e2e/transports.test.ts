@@ -106,6 +106,26 @@ describe('every transport reaches the panel', () => {
     }
   });
 
+  test('Socket.IO long-polling over fetch() is captured too', async () => {
+    const browser = await launch();
+    try {
+      const page = await browser.context.newPage();
+      const requests: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().includes('transport=polling')) requests.push(r.resourceType());
+      });
+      await page.goto(`${demo.url}?transport=fetch`);
+      const panel = await openPanelPage(browser, await tabIdOf(browser, page));
+      await panel.locator('input[aria-label="Free-text filter"]').fill('socket.io connect');
+      await waitFor(panel, 'Socket.IO connect over fetch polling', (list) => list.some((r) => r.kind === 'socket.io' && r.via === 'polling'));
+      assert.ok(requests.length > 0 && requests.every((t) => t === 'fetch'), `polling went over fetch: ${requests.join(',')}`);
+      await panel.locator('input[aria-label="Free-text filter"]').fill('surface:register');
+      await waitFor(panel, 'Socket.IO registration', has('socket.io', 'surface:register', 'cart'));
+    } finally {
+      await browser.close();
+    }
+  });
+
   test('panel inside real DevTools', async () => {
     let browser: Browser | undefined;
     try {

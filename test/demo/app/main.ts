@@ -3,7 +3,8 @@
  *
  * Four OUI clients live on this one page, each kept apart:
  * 1. Socket.IO to namespace `/oui` (default transports: polling, then the
- *    upgrade to WebSocket; `?transport=websocket` forces WebSocket only):
+ *    upgrade to WebSocket; `?transport=websocket` forces WebSocket only,
+ *    `?transport=fetch` polls with fetch() instead of XMLHttpRequest):
  *    shop-nav, catalog, cart, checkout, orders.
  * 2. Plain WebSocket JSON to `/ws-json`: notifications.
  * 3. An iframe (`/frame.html`) speaking postMessage; this page is its runtime
@@ -15,6 +16,7 @@
  * `reanswerMs=N` (the §7.3.7 re-answer interval, default 8000).
  */
 import { io } from 'socket.io-client';
+import { Fetch, WebSocket as EngineWebSocket } from 'engine.io-client';
 import type { OUIActionResult, OUISurface } from '../../../src/protocol/index.ts';
 import { ActionError, OUIClient, type ActivityEntry, type ApprovalAsk, type SurfaceDefinition } from './oui-client.ts';
 import { createDirectTransport, directLink, InPageAssistant, PostMessageHost, socketIoLink, wsJsonLink } from './links.ts';
@@ -299,7 +301,11 @@ function askUser(client: OUIClient) {
 
 // 1. Socket.IO
 const transportParam = qs.get('transport');
-const socket = io('/oui', transportParam === 'websocket' ? { transports: ['websocket'] } : {});
+// `?transport=fetch`: long-polling over fetch() instead of XMLHttpRequest, then the upgrade.
+const socket = io(
+  '/oui',
+  transportParam === 'websocket' ? { transports: ['websocket'] } : transportParam === 'fetch' ? { transports: [Fetch, EngineWebSocket] } : {},
+);
 let engineTransport = 'connecting';
 socket.io.on('open', () => {
   const engine = socket.io.engine;

@@ -1,0 +1,130 @@
+/**
+ * Recorder: hook messages in, wire events out, in one bounded list ordered by
+ * capture time, with navigations of the top frame noticed.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Recorder } from '../../src/session/recorder.ts';
+import type { WireEvent } from '../../src/session/wire.ts';
+import { FakeHook, T0 } from '../support/capture-items.ts';
+
+const ev = (id: string, t: number): WireEvent => ({ id, client: 'k', t, dir: 'in', kind: 'other', size: 0 });
+const times = (r: Recorder): number[] => r.events.map((e) => e.t);
+
+describe('Recorder', () => {
+  it('decodes hook messages into events and registers their clients', () => {
+    const r = new Recorder();
+    const hook = new FakeHook('h');
+    const ws = hook.client('websocket', 'ws://app.test/agent');
+    const items = [hook.json(ws, 'out', { type: 'surface:register', payload: {} }), hook.json(ws, 'in', { type: 'action:request', payload: {} })];
+    const fresh = r.accept(0, hook.message(items));
+    assert.deepEqual(
+      fresh.map((e) => e.type),
+      ['surface:register', 'action:request'],
+    );
+    assert.equal(r.clients.size, 1);
+    assert.equal(r.byId.get('h/c1/2')?.type, 'action:request');
+    // A replay of the same items adds nothing.
+    assert.deepEqual(r.accept(0, hook.message(items)), []);
+    assert.equal(r.events.length, 2);
+  });
+
+  it('keeps events in capture-time order when batches arrive out of order', () => {
+    const r = new Recorder();
+    const top = new FakeHook('top', { t: T0 });
+    const sub = new FakeHook('sub', { t: T0 });
+    const a = top.client('websocket', 'ws://app.test/a');
+    const b = sub.client('websocket', 'ws://app.test/b');
+    const at = (item: ReturnType<FakeHook['frame']>, t: number) => ({ ...item, t });
+    // The top frame's batch (t = 10, 20, 30) arrives first; the iframe's (15, 25, 30, 5) after it.
+    r.accept(0, top.message([at(top.frame(a, 'in', '{}'), T0 + 10), at(top.frame(a, 'in', '{}'), T0 + 20), at(top.frame(a, 'in', '{}'), T0 + 30)]));
+    r.accept(2, sub.message([at(sub.frame(b, 'in', '{}'), T0 + 15), at(sub.frame(b, 'in', '{}'), T0 + 25), at(sub.frame(b, 'in', '{}'), T0 + 30), at(sub.frame(b, 'in', '{}'), T0 + 5)]));
+    assert.deepEqual(times(r), [5, 10, 15, 20, 25, 30, 30].map((d) => T0 + d));
+    // Equal times keep arrival order: the top frame's t=30 came first.
+    assert.deepEqual(
+      r.events.filter((e) => e.t === T0 + 30).map((e) => e.id),
+      ['top/c1/3', 'sub/c1/3'],
+    );
+  });
+
+  it('stays within its bound, counting what it evicts and forgetting it by id', () => {
+    const r = new Recorder(5);
+    r.add([1, 2, 3, 4, 5, 6, 7, 8].map((t) => ev(`e${t}`, t)));
+    assert.equal(r.events.length, 5);
+    assert.equal(r.evicted, 3);
+    assert.deepEqual(times(r), [4, 5, 6, 7, 8]);
+    assert.equal(r.byId.size, 5);
+    for (const gone of ['e1', 'e2', 'e3']) assert.equal(r.byId.has(gone), false);
+    // An event older than everything kept is the one evicted.
+    r.add([ev('old', 0)]);
+    assert.deepEqual(times(r), [4, 5, 6, 7, 8]);
+    assert.equal(r.byId.has('old'), false);
+    assert.equal(r.evicted, 4);
+    // A newer one pushes out the oldest.
+    r.add([ev('e9', 9)]);
+    assert.deepEqual(times(r), [5, 6, 7, 8, 9]);
+    assert.equal(r.byId.has('e4'), false);
+    assert.equal(r.evicted, 5);
+  });
+
+  it('stays sorted and bounded under any arrival order (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 10 }), { maxLength: 10 }), fc.integer({ min: 1, max: 30 }), (batches, max) => {
+        const r = new Recorder(max);
+        let n = 0;
+        for (const batch of batches) r.add(batch.map((t) => ev(`e${n++}`, t)));
+        for (let i = 1; i < r.events.length; i++) assert.ok(r.events[i - 1]!.t <= r.events[i]!.t);
+        assert.equal(r.events.length, Math.min(n, max));
+        assert.equal(r.evicted, Math.max(0, n - max));
+        assert.equal(r.byId.size, r.events.length);
+        for (const e of r.events) assert.equal(r.byId.get(e.id), e);
+        // What is kept is the newest by time.
+        const all = batches.flat().sort((x, y) => x - y);
+        assert.deepEqual(times(r), all.slice(all.length - r.events.length));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('calls back on navigation: a new hook id in the top frame after another', () => {
+    let navigations = 0;
+    const r = new Recorder(100, () => navigations++);
+    const first = new FakeHook('page-1');
+    const c1 = first.client('websocket', 'ws://app.test/');
+    r.accept(0, first.message([first.frame(c1, 'in', '{}')]));
+    assert.equal(navigations, 0, 'the first page is not a navigation');
+    r.accept(0, first.message([first.frame(c1, 'in', '{}')]));
+    r.accept(0, { type: 'state', hook: 'page-1', drops: {}, clients: [] });
+    assert.equal(navigations, 0, 'more from the same hook is not a navigation');
+    // An iframe's hook (another frame id) is not a navigation of the page.
+    const iframe = new FakeHook('iframe-1');
+    r.accept(3, iframe.message([iframe.frame(iframe.client('direct', 'rt'), 'out', '{}')]));
+    assert.equal(navigations, 0);
+    // The page reloads: a new hook instance in frame 0.
+    const second = new FakeHook('page-2');
+    r.accept(0, second.message([second.frame(second.client('websocket', 'ws://app.test/'), 'in', '{}')]));
+    assert.equal(navigations, 1);
+    r.accept(0, second.message([]));
+    assert.equal(navigations, 1);
+    r.accept(0, { type: 'state', hook: 'page-3', drops: {}, clients: [] });
+    assert.equal(navigations, 2, 'a state message from a new top hook counts too');
+    // Messages without a hook id never count.
+    r.accept(0, { type: 'items', items: [] });
+    r.accept(0, null);
+    assert.equal(navigations, 2);
+  });
+
+  it('clear() empties the list but keeps the intake cursors (nothing is replayed twice)', () => {
+    const r = new Recorder(3);
+    const hook = new FakeHook('h');
+    const ws = hook.client('websocket', 'ws://app.test/');
+    const items = Array.from({ length: 5 }, () => hook.frame(ws, 'in', '{}'));
+    r.accept(0, hook.message(items));
+    assert.equal(r.evicted, 2);
+    r.clear();
+    assert.deepEqual([r.events.length, r.byId.size, r.evicted], [0, 0, 0]);
+    assert.deepEqual(r.accept(0, hook.message(items)), []);
+    assert.deepEqual(r.intake.cursors(), { 'h/c1': 5 });
+  });
+});
