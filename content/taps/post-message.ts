@@ -7,15 +7,8 @@
  */
 import { textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
+import { isExtensionEventType, isProtocolEventType } from '../../src/protocol/types.ts';
 
-const OUI_TYPES = new Set([
-  'surface:register',
-  'surface:deregister',
-  'action:request',
-  'action:result',
-  'observation:update',
-  'observation:request',
-]);
 
 /** 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across origins. */
 export function framePath(w: Window): string {
@@ -51,7 +44,7 @@ export function windowAt(path: string): Window | null {
 }
 
 function isOUIType(type: unknown): type is string {
-  return typeof type === 'string' && (OUI_TYPES.has(type) || type.startsWith('x-'));
+  return isProtocolEventType(type) || isExtensionEventType(type);
 }
 
 export function tapPostMessage(buffer: CaptureBuffer): void {

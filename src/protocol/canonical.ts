@@ -374,8 +374,8 @@ function cloneObject(st: State, o: object, depth: number): unknown {
   }
 }
 
-/** `a < b` by UTF-16 code units; insertion sort for the short key lists of real objects. */
-function sortKeys(keys: string[]): string[] {
+/** `a < b` by UTF-16 code units (RFC 8785 and surfacesHash alike); insertion sort for the short key lists of real objects. */
+export function sortKeys(keys: string[]): string[] {
   const n = keys.length;
   if (n < 2) return keys;
   if (n > 24) return keys.sort();

@@ -14,7 +14,7 @@
 
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { canonicalJson } from './canonical.ts';
+import { canonicalJson, sortKeys } from './canonical.ts';
 import { SURFACES_HASH_PATTERN } from './types.ts';
 
 // ---------------------------------------------------------------------------
@@ -66,24 +66,6 @@ function getSubtle(): SubtleCrypto | null {
 // ---------------------------------------------------------------------------
 // sorted JSON
 // ---------------------------------------------------------------------------
-
-/** `a < b` by UTF-16 code units: insertion sort for the small key lists of real objects. */
-function sortKeys(keys: string[]): string[] {
-  const n = keys.length;
-  if (n < 2) return keys;
-  if (n > 24) return keys.sort();
-  for (let i = 1; i < n; i++) {
-    const k = keys[i] as string;
-    let j = i - 1;
-    if (!((keys[j] as string) > k)) continue;
-    while (j >= 0 && (keys[j] as string) > k) {
-      keys[j + 1] = keys[j] as string;
-      j--;
-    }
-    keys[j + 1] = k;
-  }
-  return keys;
-}
 
 const hasOwn = Object.prototype.hasOwnProperty;
 

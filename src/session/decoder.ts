@@ -18,30 +18,23 @@ import {
   readOUIFromSocketIO,
   type EnginePacket,
 } from '../protocol/socketio.ts';
+import { isExtensionEventType, isProtocolEventType } from '../protocol/types.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 
 /** Longest raw text kept on a wire event for the raw view. */
 const RAW_CAP = 64 * 1024;
 
-const OUI_TYPES = new Set([
-  'surface:register',
-  'surface:deregister',
-  'action:request',
-  'action:result',
-  'observation:update',
-  'observation:request',
-]);
 /** Types a runtime sends to a client; every other OUI type goes from the client to its runtime. */
 const TO_CLIENT = new Set(['action:request', 'observation:request']);
 
 export function isOUIType(type: unknown): type is string {
-  return typeof type === 'string' && (OUI_TYPES.has(type) || type.startsWith('x-'));
+  return isProtocolEventType(type) || isExtensionEventType(type);
 }
 
 /** Direction of an event type from the client's point of view; undefined for extensions. */
 function directionOf(type: string): 'in' | 'out' | undefined {
   if (TO_CLIENT.has(type)) return 'in';
-  if (OUI_TYPES.has(type)) return 'out';
+  if (isProtocolEventType(type)) return 'out';
   return undefined;
 }
 
