@@ -31,8 +31,9 @@ export let recorder = new Recorder(undefined, onNavigate);
 export let model = new SessionModel();
 export let connection: Connection | null = null;
 
+/** The inspected page navigated or reloaded: start afresh unless the log is preserved. Runs before the new page's first batch is taken in. */
 function onNavigate(): void {
-  if (!preserveLog.value) queueMicrotask(clearAll);
+  if (!preserveLog.value) clearAll();
 }
 
 function feed(events: WireEvent[]): void {

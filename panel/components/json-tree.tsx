@@ -71,6 +71,7 @@ function Node({ name, value, depth, open: initiallyOpen }: { name: string | null
         <span class="j-arrow">{open ? '▾' : '▸'}</span>
         {label}
         <span class="j-preview">{preview(value)}</span>
+        <CopyButton value={value} title={`Copy ${name === null ? 'the value' : name} as JSON`} />
       </div>
       {open && entries.map(([k, v]) => <Node key={k} name={k} value={v} depth={depth + 1} open={false} />)}
       {open && total > shown && (

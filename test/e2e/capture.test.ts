@@ -83,6 +83,21 @@ describe('capture pipeline', () => {
       '/stream': streamPage(STREAM, 8),
       '/early': streamPage(40, 1),
       '/echo': echoPage,
+      '/wrapping': `<!doctype html><title>wrapping</title><script>
+        // An app that wraps WebSocket and fetch itself, after the hook did.
+        window.appSent = [];
+        window.appFetches = 0;
+        class AppSocket extends WebSocket {
+          send(data) { window.appSent.push(data); return super.send(data); }
+        }
+        window.WebSocket = AppSocket;
+        const nativeFetch = window.fetch;
+        window.fetch = (...args) => { window.appFetches++; return nativeFetch(...args); };
+        const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+        ws.onopen = () => ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'wrapped-ws', name: 'W', description: 'W', actions: [{ id: 'go', description: 'g', input: { type: 'object' } }] }, timestamp: 1 } }));
+        fetch('/socket.io/?EIO=4&transport=polling&t=1').then((r) => r.text()).then((t) => (window.polled = t));
+      </script>`,
+      '/socket.io/': '0{"sid":"sid-abc","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}\x1e40/oui,{"sid":"ns-1"}\x1e42/oui,["surface:register",{"surface":{"id":"wrapped-sio","name":"S","description":"S","actions":[{"id":"go","description":"g","input":{"type":"object"}}]},"timestamp":1}]',
       '/forger': `<!doctype html><title>forger</title><script>
         window.markers = [];
         window.addEventListener('message', (e) => { if (e.data && '__ouiDevtoolsHookPort' in e.data) window.markers.push(e.data.__ouiDevtoolsHookPort); });
@@ -185,6 +200,37 @@ describe('capture pipeline', () => {
     }
     assert.deepEqual(withExtension.seen, without.seen);
     assert.ok(!withExtension.seen.some((s) => s.startsWith('window:')), 'the app never receives a message from the extension');
+  });
+
+  test('navigation clears the panel unless the log is preserved', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/early`);
+    await page.waitForFunction(() => document.title === 'done');
+    const panel = await tall(await openPanelPage(browser, await tabIdOf(browser, page)));
+    await waitForRows(panel, (r) => values(r).length === 40);
+    await page.goto(`${server.url}/echo`);
+    await waitForRows(panel, (r) => r.some((x) => x.includes('echo')) && values(r).length === 0);
+    await panel.getByLabel('Preserve log').check();
+    await page.goto(`${server.url}/early`);
+    await page.waitForFunction(() => document.title === 'done');
+    const kept = await waitForRows(panel, (r) => values(r).length === 40);
+    assert.ok(kept.some((x) => x.includes('surface:register') && x.includes('echo')), 'the previous page is kept');
+    await panel.getByLabel('Preserve log').uncheck();
+    await panel.close();
+    await page.close();
+  });
+
+  test('capture keeps working when the app wraps WebSocket and fetch itself', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/wrapping`);
+    await page.waitForFunction(() => (window as unknown as { polled?: string }).polled !== undefined);
+    const panel = await openPanelPage(browser, await tabIdOf(browser, page));
+    const list = await waitForRows(panel, (r) => r.some((x) => x.includes('wrapped-ws')) && r.some((x) => x.includes('wrapped-sio')));
+    assert.ok(list.some((r) => /socket\.io[\s\S]*surface:register[\s\S]*wrapped-sio/.test(r)), 'the Socket.IO polling answer, fetched through the app\'s wrapper, is decoded');
+    const app = await page.evaluate(() => ({ sent: (window as any).appSent.length, fetches: (window as any).appFetches }));
+    assert.deepEqual(app, { sent: 1, fetches: 1 }, "the app's own wrappers still see their calls");
+    await panel.close();
+    await page.close();
   });
 
   test('a page that forges bridge messages reaches neither its own panel nor another tab', async () => {

@@ -121,6 +121,32 @@ describe('replay and inject', () => {
     await page.waitForSelector('#help-article[data-article-id="returns"]');
   });
 
+  test("with the toggle on, the answer reaches the app's runtime", async () => {
+    await compose('socket.io', 'catalog', 'search', { query: 'through' });
+    await panel.getByLabel("let the answer reach the app's runtime").check();
+    const { answer, requestId, delivery } = await sendAndAnswer();
+    await panel.getByLabel("let the answer reach the app's runtime").uncheck();
+    assert.equal(answer, 'success');
+    assert.doesNotMatch(delivery, /kept from the runtime/);
+    const deadline = Date.now() + 5000;
+    while (!runtimeSawResultFor(requestId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(runtimeSawResultFor(requestId), true);
+  });
+
+  test('requests saved for an origin come back after the panel reloads', async () => {
+    await compose('socket.io', 'catalog', 'search', { query: 'saved mugs' });
+    await panel.fill('input[aria-label="Name to save as"]', 'my search');
+    await panel.getByRole('button', { name: 'Save request' }).click();
+    await panel.waitForSelector('.saved li:has-text("my search")');
+    await panel.reload();
+    await compose('socket.io', 'catalog', 'add_to_cart');
+    await panel.locator('.saved button.link', { hasText: 'my search' }).click();
+    assert.equal(await panel.inputValue('select[aria-label="Action"]'), 'search');
+    assert.deepEqual(JSON.parse(await panel.inputValue('textarea[aria-label="Params JSON"]')), { query: 'saved mugs' });
+    await panel.getByRole('button', { name: 'Delete my search' }).click();
+    await panel.waitForFunction(() => !document.querySelector('.saved li'));
+  });
+
   test('invalid params are sent on purpose and the client answers VALIDATION_ERROR', async () => {
     await compose('socket.io', 'catalog', 'add_to_cart', { productId: 'no-such-product', quantity: 99 });
     await panel.waitForSelector('[data-testid=validation] ul.warn li');
