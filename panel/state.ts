@@ -27,6 +27,20 @@ export const preserveLog = signal(localStorage.getItem('oui.preserveLog') === '1
 export const notice = signal<string | null>(null);
 export const source = signal<'live' | 'import'>('live');
 
+let redrawScheduled = false;
+/**
+ * One redraw per animation frame however many batches arrive: a busy page
+ * sends dozens a second, and a hidden panel (no frames) redraws when shown.
+ */
+function redraw(): void {
+  if (redrawScheduled) return;
+  redrawScheduled = true;
+  requestAnimationFrame(() => {
+    redrawScheduled = false;
+    version.value++;
+  });
+}
+
 export let recorder = new Recorder(undefined, onNavigate);
 export let model = new SessionModel();
 export let connection: Connection | null = null;
@@ -51,7 +65,7 @@ export function startLive(tabId: number): void {
       if (source.value !== 'live') return;
       const fresh = recorder.accept(frameId, message);
       feed(fresh);
-      if (fresh.length || (message as { type?: string })?.type === 'items') version.value++;
+      if (fresh.length || (message as { type?: string })?.type === 'items') redraw();
     },
     status(on) {
       if (!on) reconnects.value++;
@@ -62,7 +76,7 @@ export function startLive(tabId: number): void {
     if (source.value !== 'live') return;
     const before = model.findings.length;
     model.tick(Date.now());
-    if (model.findings.length !== before) version.value++;
+    if (model.findings.length !== before) redraw();
   }, 1000);
 }
 
