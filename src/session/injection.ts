@@ -50,7 +50,8 @@ export function planInjection(client: WireClient, request: OUIActionRequest, opt
     }
     // The client's receipt is a Socket.IO ACK with this id: `43/ns,<id>[...]`.
     if (ackId !== undefined && !opts.letThrough) hold.push(`3${namespace === '/' ? '' : `${namespace},`}${ackId}[`);
-    return { ok: true, command: { ...base, frame }, frameId: client.inject!.via === 'postmessage' ? undefined : (target as { frameId: number }).frameId };
+    if (target.via !== 'websocket') return { ok: false, error: 'a Socket.IO client is injected through its WebSocket' };
+    return { ok: true, command: { ...base, frame }, frameId: target.frameId };
   }
   switch (target.via) {
     case 'websocket':
