@@ -1,7 +1,7 @@
 /**
  * Changes between two JSON values as an RFC 6902 patch (no `test` ops, as
  * RFC 0114 moves them) and as lines a person reads: "changed /items/0/qty
- * from 1 to 2", "added /items/3", "removed /coupon". The full values stay
+ * from 1 to 2", "added /items/3 = {…}", "removed /coupon (was "X10")". The full values stay
  * the record; the patch is only how a change is shown.
  */
 import jsonpatch from 'fast-json-patch';
@@ -85,9 +85,9 @@ function line(prev: unknown, op: Operation): string {
     case 'replace':
       return `changed ${where} from ${formatValue(valueAt(prev, op.path))} to ${formatValue(op.value)}`;
     case 'add':
-      return `added ${where}`;
+      return `added ${where} = ${formatValue(op.value)}`;
     case 'remove':
-      return `removed ${where}`;
+      return `removed ${where} (was ${formatValue(valueAt(prev, op.path))})`;
     case 'move':
       return `moved ${op.from} to ${where}`;
     case 'copy':

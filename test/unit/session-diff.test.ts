@@ -19,7 +19,7 @@ describe('observation diffs', () => {
     const prev = { items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: 5 }], coupon: 'X10' };
     const next = { items: [{ sku: 'a', qty: 2 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: 5 }, { sku: 'd', qty: 1 }] };
     const { patch, summary } = describeChange(prev, next);
-    assert.deepEqual(summary.sort(), ['added /items/3', 'changed /items/0/qty from 1 to 2', 'removed /coupon'].sort());
+    assert.deepEqual(summary.sort(), ['added /items/3 = {"sku":"d","qty":1}', 'changed /items/0/qty from 1 to 2', 'removed /coupon (was "X10")'].sort());
     assert.deepEqual(apply(prev, patch), next);
     assert.ok(patch.every((op) => op.op !== 'test'), 'a patch never uses test');
   });
@@ -68,10 +68,10 @@ describe('observation diffs', () => {
     const st = tr.model().clients.get('c1')!.observations.get('cart/items')!;
     assert.deepEqual(st.history.map((h) => h.summary), [
       ['initial value []'],
-      ['added /0'],
-      ['added /1'],
+      ['added /0 = {"sku":"a"}'],
+      ['added /1 = {"sku":"b"}'],
       [`out of order: timestamp ${T0 + 15} is older than ${T0 + 30}; the latest value stays`],
-      ['changed /0 from {"sku":"a"} to "not an object"', 'removed /1'],
+      ['changed /0 from {"sku":"a"} to "not an object"', 'removed /1 (was {"sku":"b"})'],
     ]);
     assert.deepEqual(st.history[0]!.patch, [{ op: 'replace', path: '', value: [] }]);
     assert.deepEqual(st.history.map((h) => h.outOfOrder === true), [false, false, false, true, false]);
