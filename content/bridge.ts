@@ -35,7 +35,7 @@ function toHook(message: unknown): void {
 }
 
 function outward(payload: CapturedPayload | undefined): CapturedPayload | undefined {
-  return payload && 'bytes' in payload ? { base64: bytesToBase64(payload.bytes) } : payload;
+  return payload && typeof payload === 'object' && 'bytes' in payload && payload.bytes instanceof Uint8Array ? { base64: bytesToBase64(payload.bytes) } : payload;
 }
 
 function toBackground(message: unknown): void {

@@ -53,25 +53,32 @@ interface RawState {
   engine?: EngineSession;
   /** postMessage: the frame path of the OUI client side, once a typed message shows it. */
   clientFrame?: string;
+  /** WebSocket Engine.IO without a sid in its URL: lifecycle items seen before the handshake named the session. */
+  early?: CapturedItem[];
+}
+
+/** Captured items come from a page: a payload is read only when it is an object of a known shape. */
+function isPayload(p: unknown): p is CapturedPayload {
+  return typeof p === 'object' && p !== null;
 }
 
 function payloadText(p: CapturedPayload | undefined): string | null {
-  if (!p) return null;
-  if ('text' in p) return p.text;
+  if (!isPayload(p)) return null;
+  if ('text' in p && typeof p.text === 'string') return p.text;
   return null;
 }
 
 function payloadBytes(p: CapturedPayload | undefined): Uint8Array | null {
-  if (!p) return null;
+  if (!isPayload(p)) return null;
   if ('base64' in p) return base64ToBytes(p.base64);
   if ('bytes' in p) return p.bytes;
   return null;
 }
 
 function payloadSize(item: CapturedItem): number {
-  if (item.size !== undefined) return item.size;
+  if (typeof item.size === 'number') return item.size;
   const p = item.payload;
-  if (!p) return 0;
+  if (!isPayload(p)) return 0;
   if ('text' in p) return p.text.length;
   if ('base64' in p) return Math.floor((p.base64.length * 3) / 4);
   if ('bytes' in p) return p.bytes.byteLength;
@@ -230,7 +237,13 @@ export class WireDecoder {
     if (!state.engine && urlSid) state.engine = this.session(state.info.url, urlSid);
     if (item.kind !== 'frame') {
       const session = state.engine;
-      return session ? this.sessionEvent(state, session, item, { kind: 'lifecycle', type: item.kind, ...(item.note ? { note: item.note } : {}) }) : this.lifecycle(item, this.fallbackClient(state));
+      // A WebSocket-only client opens before its handshake names the session and its first packet the namespace: hold the open until then.
+      if (item.kind === 'open' && !session?.namespaces.size) {
+        (state.early ??= []).push(item);
+        return [];
+      }
+      if (session) return this.sessionEvent(state, session, item, this.lifecycleFields(item));
+      return [...(state.early?.splice(0) ?? []), item].flatMap((it) => this.lifecycle(it, this.fallbackClient(state)));
     }
     const text = payloadText(item.payload);
     const bytes = text === null ? payloadBytes(item.payload) : null;
@@ -240,8 +253,18 @@ export class WireDecoder {
       const sid = parseEngineHandshake(packet)?.sid;
       if (sid) state.engine = this.session(state.info.url, sid);
     }
-    if (!state.engine) return [];
-    return this.enginePackets(state, state.engine, item, [packet], text ?? '');
+    const session = state.engine;
+    if (!session) return [];
+    const out = this.enginePackets(state, session, item, [packet], text ?? '');
+    if (state.early?.length && session.namespaces.size) {
+      const early = state.early.splice(0).flatMap((it) => this.sessionEvent(state, session, it, this.lifecycleFields(it)));
+      return [...early, ...out];
+    }
+    return out;
+  }
+
+  private lifecycleFields(item: CapturedItem): Partial<WireEvent> & { kind: WireEvent['kind'] } {
+    return { kind: 'lifecycle', type: item.kind, via: 'websocket', ...(item.note ? { note: item.note } : {}) };
   }
 
   private session(url: string, sid: string): EngineSession {

@@ -149,8 +149,8 @@ describe('CaptureIntake', () => {
     fc.assert(
       fc.property(fc.integer({ min: -1, max: 10 }), fc.oneof(nearMessage, fc.anything()), (frameId, message) => {
         const r = intake.accept(frameId, message);
-        assert.ok(Array.isArray(r.items) && Array.isArray(r.clients));
-        for (const it of r.items) assert.ok(typeof it.hook === 'string' && typeof it.client === 'string' && Number.isInteger(it.seq) && it.seq >= 1);
+        assert.ok(Array.isArray(r.items) && Array.isArray(r.clients), 'a result of two lists');
+        for (const it of r.items) assert.ok(typeof it.hook === 'string' && typeof it.client === 'string' && Number.isInteger(it.seq) && it.seq >= 1, 'only well-formed items pass');
       }),
       { numRuns: 500 },
     );

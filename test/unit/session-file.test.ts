@@ -23,7 +23,6 @@ function recorded(): Recorder {
   const direct = hook.client('direct', 'runtime');
   const request = hook.json(direct, 'in', REQ, { method: 'onAction' });
   r.accept(0, hook.message([
-    hook.item(sio, 'open'),
     hook.frame(sio, 'out', '40/oui,'),
     hook.frame(sio, 'in', '40/oui,{"sid":"x"}'),
     hook.frame(sio, 'in', encodeSocketIOEvent({ namespace: '/oui', name: 'action:request', args: [REQ], ackId: 3 }), { injected: true }),
@@ -34,6 +33,7 @@ function recorded(): Recorder {
     request,
     hook.json(direct, 'out', { received: true }, { method: 'receipt', re: request.seq }),
     hook.json(direct, 'out', 'cart', { method: 'deregister' }),
+    hook.item(sio, 'close', { note: '1000' }),
   ]));
   return r;
 }
@@ -53,7 +53,7 @@ describe('session file', () => {
   it('round-trips an export through JSON', () => {
     const r = recorded();
     const clients = [...r.clients.values()];
-    assert.ok(r.events.length >= 10 && clients.length === 3);
+    assert.ok(r.events.length >= 10 && clients.length === 3, `fixture: ${r.events.length} events, ${clients.length} clients`);
     const exported = exportSession(clients, r.events, new Date('2024-05-06T07:08:09.000Z'));
     assert.equal(exported.exportedAt, '2024-05-06T07:08:09.000Z');
     const back = parseOk(JSON.stringify(exported));
@@ -65,9 +65,9 @@ describe('session file', () => {
       json(clients).map(({ inject: _inject, ...rest }) => rest),
     );
     // The flags and pairings that matter to the views are there.
-    assert.ok(back.file.events.some((e) => e.injected) && back.file.events.some((e) => e.held));
-    assert.ok(back.file.events.filter((e) => e.kind === 'ack').every((e) => typeof e.ackOf === 'string'));
-    assert.ok(back.file.events.some((e) => e.via === 'websocket'));
+    assert.ok(back.file.events.some((e) => e.injected) && back.file.events.some((e) => e.held), 'injected and held flags kept');
+    assert.ok(back.file.events.filter((e) => e.kind === 'ack').every((e) => typeof e.ackOf === 'string'), 'ack pairings kept');
+    assert.ok(back.file.events.some((e) => e.via === 'websocket'), 'via kept');
     // A second round trip changes nothing.
     assert.deepEqual(parseOk(JSON.stringify(back.file)).file, back.file);
   });
@@ -173,9 +173,9 @@ describe('session file', () => {
     }
     // The same holds for an exported live client that had a target.
     const live = [...recorded().clients.values()];
-    assert.ok(live.every((c) => c.inject));
+    assert.ok(live.every((c) => c.inject), 'live clients are injectable');
     const back = parseOk(JSON.stringify(exportSession(live, [])));
-    assert.ok(back.file.clients.every((c: WireClient) => c.inject === undefined));
+    assert.ok(back.file.clients.every((c: WireClient) => c.inject === undefined), 'no target imported');
   });
 
   it('does not let __proto__ keys pollute anything', () => {

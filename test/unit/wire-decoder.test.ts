@@ -61,7 +61,7 @@ describe('plain JSON WebSocket', () => {
   it('gives one event per item, under one client, with stable ids', () => {
     assert.equal(decoder.allClients().length, 1);
     assert.equal(events.length, items.length);
-    assert.ok(events.every((e) => e.client === key));
+    assert.ok(events.every((e) => e.client === key), 'all under one client');
     assert.deepEqual(
       events.map((e) => e.id),
       items.map((i) => `h1/c1/${i.seq}`),
@@ -127,7 +127,7 @@ function itemsFromRecording(capture: SocketIOCapture, frames: RecordedFrame[]): 
   for (const f of frames) {
     if (f.transport === 'polling') {
       const url = `${capture.url}${f.url}`;
-      assert.ok('text' in f.payload);
+      assert.ok('text' in f.payload, 'polling bodies are text');
       items.push(hook.frame(polling, f.dir, f.payload.text, { url }));
       // The server's answer to a POST of packets, which the XHR tap records too.
       if (f.dir === 'out') items.push(hook.frame(polling, 'in', 'ok', { url }));
@@ -251,7 +251,7 @@ describe('Socket.IO, real traffic', () => {
     const endpoint = capture.url.replace(/^http:/, '') + '/socket.io/';
     const keyOfNs = new Map(clients.map((x) => [x.namespace!, x.key]));
     assert.equal(keyOfNs.get('/oui'), `socket.io:${endpoint}#${[...sids][0]}/oui`);
-    assert.ok(events.every((e) => keyOfNs.get('/oui') === e.client || keyOfNs.get('/') === e.client));
+    assert.ok(events.every((e) => keyOfNs.get('/oui') === e.client || keyOfNs.get('/') === e.client), 'every event on a namespace client');
     assert.deepEqual(events.filter((e) => e.kind === 'malformed'), []);
 
     // What was emitted, in wire order, decoded: types, payloads, directions and ack pairing.
@@ -275,13 +275,13 @@ describe('Socket.IO, real traffic', () => {
       ['/oui', 'in'],
       ['/oui', 'out'],
     ]);
-    assert.ok(joins.filter((e) => e.dir === 'out').every((e) => e.via === 'polling'));
+    assert.ok(joins.filter((e) => e.dir === 'out').every((e) => e.via === 'polling'), 'client CONNECTs via polling');
 
     // `via` says which Engine.IO transport carried each event, and both did.
     const kindOf = new Map([...hook.clients.values()].map((x) => [x.id, x.kind]));
     const itemOf = new Map(items.map((i) => [`${i.hook}/${i.client}/${i.seq}`, i]));
     const fromFrames = events.filter((e) => itemOf.get(e.id.split('.')[0]!)?.kind === 'frame');
-    assert.ok(fromFrames.length > 10);
+    assert.ok(fromFrames.length > 10, 'enough frame events');
     for (const e of fromFrames) assert.equal(e.via, kindOf.get(e.id.split('/')[1]!), `via of ${e.id} (${e.type ?? e.kind})`);
     assert.deepEqual(new Set(fromFrames.map((e) => e.via)), new Set(['polling', 'websocket']));
     // Everything emitted after the upgrade went over the WebSocket.
@@ -316,7 +316,7 @@ describe('Socket.IO, real traffic', () => {
     assert.equal(decoder.allClients().length, 1);
     const sio = decoder.allClients()[0]!;
     assert.equal(sio.namespace, '/oui');
-    assert.ok(events.every((e) => e.via === 'polling'));
+    assert.ok(events.every((e) => e.via === 'polling'), 'all via polling');
     assert.deepEqual(events.filter((e) => e.kind === 'malformed' || e.kind === 'other'), [], 'the bare "ok" answers are not frames');
 
     const result = events.find((e) => e.type === 'action:result')!;
@@ -328,7 +328,7 @@ describe('Socket.IO, real traffic', () => {
     assert.equal(close.length, 1);
     assert.equal(close[0]!.note, 'Engine.IO close packet');
     assert.equal(close[0]!.dir, 'out');
-    assert.ok(events.some((e) => e.type === 'socket.io disconnect' && e.dir === 'out'));
+    assert.ok(events.some((e) => e.type === 'socket.io disconnect' && e.dir === 'out'), 'the client DISCONNECT');
 
     assert.equal(sio.inject, undefined, 'no injection while on long-polling');
     assert.match(whyNotInjectable(sio) ?? '', /WebSocket/);
@@ -384,7 +384,30 @@ describe('Socket.IO, hand-built frames', () => {
     assert.equal(closes.length, 2, 'one close per namespace of the session');
     assert.equal(new Set(closes.map((e) => e.client)).size, 2);
     assert.equal(new Set(closes.map((e) => e.id)).size, 2, 'distinct ids for the events of one item');
-    assert.ok(closes.every((e) => e.note === 'Engine.IO close packet' && e.dir === 'in'));
+    assert.ok(closes.every((e) => e.note === 'Engine.IO close packet' && e.dir === 'in'), 'close events noted, inbound');
+  });
+
+  it('a WebSocket-only Socket.IO connection is one logical client, its open included', () => {
+    // transports: ['websocket']: no sid in the URL, and the hook records `open` before the handshake frame.
+    const hook = new FakeHook('h');
+    const ws = hook.client('websocket', 'ws://app.test/socket.io/?EIO=4&transport=websocket');
+    const { decoder, events } = decodeAll(
+      [{ hook, frameId: 0 }],
+      [
+        hook.item(ws, 'open'),
+        hook.frame(ws, 'in', '0{"sid":"S3","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}'),
+        hook.frame(ws, 'out', '40/oui,'),
+        hook.frame(ws, 'in', '40/oui,{"sid":"b"}'),
+        hook.frame(ws, 'out', encodeSocketIOEvent({ namespace: '/oui', name: 'surface:register', args: [REG] })),
+        hook.item(ws, 'close', { note: '1005' }),
+      ],
+    );
+    assert.equal(events.find((e) => e.type === 'surface:register')?.client, 'socket.io://app.test/socket.io/#S3/oui');
+    assert.deepEqual(
+      decoder.allClients().map((x) => `${x.kind} ${x.key}`),
+      ['socket.io socket.io://app.test/socket.io/#S3/oui'],
+      'no second, plain-WebSocket client for the same connection',
+    );
   });
 
   it('reports an undecodable Socket.IO packet as malformed', () => {
@@ -451,7 +474,12 @@ describe('postMessage pairing', () => {
       fromFrame({ type: 'x-pong', payload: 2 }),
     ]);
     assert.deepEqual(decoder.allClients().map((x) => x.key), [KEY]);
-    assert.ok(events.every((e) => e.client === KEY));
+    assert.ok(events.every((e) => e.client === KEY), 'one pairing client');
+    assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'ids stay unique across the two hooks');
+    assert.deepEqual(
+      events.map((e) => e.id.split('/')[0]),
+      ['hook-top', 'hook-top', 'hook-frame', 'hook-top', 'hook-frame', 'hook-top'],
+    );
     assert.deepEqual(
       events.slice(1).map((e) => [e.type, e.dir]),
       [
@@ -610,7 +638,7 @@ describe('garbage', () => {
           const events = decoder.push({ ...it, hook: 'g' } as CapturedItem);
           for (const e of events) {
             assert.equal(typeof e.id, 'string');
-            assert.ok(e.dir === 'in' || e.dir === 'out');
+            assert.ok(e.dir === 'in' || e.dir === 'out', 'dir in or out');
             assert.ok(['event', 'ack', 'lifecycle', 'other', 'malformed'].includes(e.kind));
             assert.equal(typeof e.client, 'string');
           }
