@@ -25,7 +25,7 @@ await build({
   bundle: true,
   format: 'iife',
   target: 'chrome111',
-  minify: false,
+  minify: true,
   sourcemap: 'linked',
   legalComments: 'none',
   jsx: 'automatic',
