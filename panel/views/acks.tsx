@@ -12,6 +12,11 @@ const KIND: Record<AckKind, string> = {
   repeat: 'repeated request',
 };
 
+function requestLabel(c: ClientState, requestId: string | undefined): string {
+  const r = requestId ? c.requests.get(requestId) : undefined;
+  return r ? `${r.surfaceId} › ${r.actionId}` : '—';
+}
+
 function ClientAcks({ c }: { c: ClientState }) {
   // Model state is mutated in place: read the version so this re-renders with it.
   void version.value;
@@ -32,13 +37,13 @@ function ClientAcks({ c }: { c: ClientState }) {
           <tr key={`${a.kind}-${a.eventId}`} data-kind={a.kind} class={a.ok === false ? 'refused' : ''}>
             <td>{clock(a.t)}</td>
             <td>{KIND[a.kind]}</td>
-            <td class="mono">{a.requestId ?? '—'}</td>
+            <td>
+              {requestLabel(c, a.requestId)} <span class="muted mono">{a.requestId?.slice(0, 8) ?? ''}</span>
+            </td>
             <td>
               {a.ok === true && 'accepted '}
               {a.ok === false && `refused: ${a.reason ?? '(no reason)'} `}
-              {a.omitted && `omitted ${a.omitted.join(', ')} `}
-              {a.reason && a.ok === undefined && `reason: ${a.reason} `}
-              {a.handling}
+              {a.kind === 'trimmed-resend' ? `omitted ${a.omitted?.join(', ') ?? 'nothing'}, after a refusal: ${a.reason ?? '(no reason)'}` : a.handling}
             </td>
             <td>
               <EventLink id={a.eventId} label="event" />

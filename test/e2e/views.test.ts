@@ -147,6 +147,20 @@ describe('panel views on the demo app', () => {
     await panel.locator('.vlist').press('Escape');
   });
 
+  test('copies a payload as JSON', async () => {
+    // Chromium grants no clipboard permission to an extension origin from a test: record what the panel writes.
+    await panel.evaluate(`window.copied = []; Object.defineProperty(navigator, 'clipboard', { value: { writeText: async (t) => void window.copied.push(t) } });`);
+    await view('timeline');
+    await panel.fill('input[aria-label="Free-text filter"]', 'place_order');
+    await panel.locator('.vlist [role=row][data-type="action:request"]').first().click();
+    await panel.locator('[data-testid=event-detail] header button.copy').click();
+    const copied = JSON.parse(await panel.evaluate(() => (window as unknown as { copied: string[] }).copied[0]!));
+    assert.equal(copied.actionId, 'place_order');
+    assert.deepEqual(copied.params, ORDER);
+    await panel.fill('input[aria-label="Free-text filter"]', '');
+    await panel.locator('[data-testid=event-detail] button[aria-label="Close detail"]').click();
+  });
+
   test('screenshots of every view, light and dark', async () => {
     for (const theme of ['light', 'dark']) {
       const shot = await browser.context.newPage();
