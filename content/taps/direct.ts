@@ -26,6 +26,8 @@ export interface DirectClient {
 }
 
 export const directClients = new Map<string, DirectClient>();
+/** An app that attaches transport after transport without detaching keeps only the newest injectable. */
+const MAX_DIRECT_CLIENTS = 100;
 
 export function installDirectHook(buffer: CaptureBuffer): void {
   function copy(value: unknown): ReturnType<typeof textPayload> {
@@ -43,6 +45,7 @@ export function installDirectHook(buffer: CaptureBuffer): void {
     const client = buffer.addClient('direct', label);
     const entry: DirectClient = { client, handlers: new Set() };
     directClients.set(client.id, entry);
+    if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(directClients.keys().next().value as string);
     const record = (dir: 'in' | 'out', method: string, value: unknown, re?: number, held?: boolean): number => {
       try {
         return buffer.record(client, 'frame', { dir, method, ...copy(value), ...(re ? { re } : {}), ...(held ? { held } : {}) }).seq;

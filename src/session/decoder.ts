@@ -23,6 +23,8 @@ import type { WireClient, WireEvent } from './wire.ts';
 
 /** Longest raw text kept on a wire event for the raw view. */
 const RAW_CAP = 64 * 1024;
+/** Events still waiting for their acknowledgment; the oldest are forgotten past this (their acks then show as unpaired). */
+const MAX_AWAITING_ACK = 10_000;
 
 /** Types a runtime sends to a client; every other OUI type goes from the client to its runtime. */
 const TO_CLIENT = new Set(['action:request', 'observation:request']);
@@ -320,6 +322,7 @@ export class WireDecoder {
           if (m.ackId !== undefined) {
             ev.wantsAck = true;
             this.awaitingAck.set(`${client}|${dir}|${m.ackId}`, ev.id);
+            if (this.awaitingAck.size > MAX_AWAITING_ACK) this.awaitingAck.delete(this.awaitingAck.keys().next().value as string);
           }
           if (out.length) ev.id = `${ev.id}.${out.length}`;
           out.push(ev);
