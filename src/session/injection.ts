@@ -35,6 +35,7 @@ export function whyNotInjectable(client: WireClient): string | null {
 export function planInjection(client: WireClient, request: OUIActionRequest, opts: InjectionOptions): InjectionPlan {
   const target = client.inject;
   if (!target) return { ok: false, error: whyNotInjectable(client) ?? 'not injectable' };
+  // Held by requestId: a same-id replay (§7.3.7) also holds a late answer to the original for a while; replays are of answered requests, so that is rare.
   const hold: string[] = opts.letThrough ? [] : [request.requestId];
   const base = { type: 'hook:inject' as const, id: opts.id, target, hold };
   const event = { type: 'action:request', payload: request };
