@@ -34,7 +34,7 @@ function ClientAcks({ c }: { c: ClientState }) {
       </thead>
       <tbody>
         {c.acks.map((a) => (
-          <tr key={`${a.kind}-${a.eventId}`} data-kind={a.kind} class={a.ok === false ? 'refused' : ''}>
+          <tr key={`${a.kind}-${a.eventId}`} data-kind={a.kind} data-request-id={a.requestId} class={a.ok === false ? 'refused' : ''}>
             <td>{clock(a.t)}</td>
             <td>{KIND[a.kind]}</td>
             <td>

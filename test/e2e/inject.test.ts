@@ -176,7 +176,7 @@ describe('replay and inject', () => {
     await panel.locator('.vlist [role=row][data-type="action:request"]').first().click();
     await panel.getByRole('button', { name: 'Replay same id' }).click();
     await panel.click('#tab-acks');
-    const repeat = panel.locator('tr[data-kind=repeat]', { hasText: original.requestId });
+    const repeat = panel.locator(`tr[data-kind=repeat][data-request-id="${original.requestId}"]`);
     await repeat.waitFor({ timeout: 15_000 });
     await panel.waitForTimeout(1000);
     // The runtime acknowledged the first answer: a conformant client gives a receipt and no second answer.
