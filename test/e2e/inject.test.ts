@@ -114,6 +114,32 @@ describe('replay and inject', () => {
     await frame.waitForSelector('#coupon-applied[data-code="SAVE10"]');
   });
 
+  test('postMessage across origins: a cross-origin iframe client is captured and injectable', async () => {
+    const [mainPage, mainPanel] = [page, panel];
+    page = await browser.context.newPage();
+    try {
+      await page.goto(`${demo.url}?crossOrigin=1`);
+      const frame = page.frames().find((f) => f.url().includes('frame.html'))!;
+      assert.notEqual(new URL(frame.url()).origin, new URL(page.url()).origin, 'the widget is cross-origin');
+      // Listen as the host page's runtime does: which results reach the page's own listeners?
+      await page.evaluate(`window.hostSaw = []; addEventListener('message', (e) => { if (e.data && e.data.type === 'action:result') window.hostSaw.push(e.data.payload.requestId); });`);
+      panel = await openPanelPage(browser, await tabIdOf(browser, page));
+      await compose('postmessage', 'coupon-widget', 'apply_coupon', { code: 'SAVE10' });
+      const { answer, requestId } = await sendAndAnswer();
+      assert.equal(answer, 'success');
+      await frame.waitForSelector('#coupon-applied[data-code="SAVE10"]');
+      // The host is the widget's runtime: its own request's answer reaches it, the injected one's does not.
+      await page.click('#host-apply-coupon');
+      await page.waitForFunction(() => (window as unknown as { hostSaw: string[] }).hostSaw.length > 0);
+      const hostSaw = (await page.evaluate('window.hostSaw')) as string[];
+      assert.equal(hostSaw.includes(requestId), false, "the injected request's answer never reached the host page");
+    } finally {
+      await panel.close();
+      await page.close();
+      [page, panel] = [mainPage, mainPanel];
+    }
+  });
+
   test('direct hook: an injected request goes through the transport handler', async () => {
     await compose('direct', 'help', 'open_article', { articleId: 'returns' });
     const { answer } = await sendAndAnswer();

@@ -1,15 +1,28 @@
 /**
  * The coupon widget: an iframe client speaking OUI over postMessage with its
  * host page (the host is its agent runtime). It talks only to `parent`, at
- * the one origin it trusts (its own: the demo serves page and frame together),
- * and never posts to '*'.
+ * the one origin it trusts, and never posts to '*'. That origin is its own
+ * (the demo serves page and frame together), or, when the host embeds it from
+ * another origin (`?crossOrigin=1` on the page), the one the host names in
+ * `?parentOrigin=`; a real widget would hard-code its hosts.
  */
 import { ActionError, OUIClient } from './oui-client.ts';
 import { postMessageChildLink } from './links.ts';
 import { couponSurface } from './surfaces.ts';
 import { COUPONS } from './shop-data.ts';
 
-const TRUSTED_PARENT_ORIGIN = location.origin;
+const TRUSTED_PARENT_ORIGIN = trustedParentOrigin();
+
+function trustedParentOrigin(): string {
+  const named = new URLSearchParams(location.search).get('parentOrigin');
+  try {
+    const url = named ? new URL(named) : null;
+    if (url && (url.hostname === '127.0.0.1' || url.hostname === 'localhost') && url.origin === named) return named;
+  } catch {
+    // Not an origin: fall back to our own.
+  }
+  return location.origin;
+}
 
 let coupon: { code: string; percentOff: number } | null = null;
 let message = '';

@@ -480,6 +480,13 @@ const helpDef: SurfaceDefinition = {
 // ------------------------------------------------------------------- view
 
 const app = document.getElementById('app')!;
+/** `?crossOrigin=1`: the widget comes from the other loopback name, a cross-origin iframe as real plugins are. */
+function couponFrameSrc(): string {
+  if (qs.get('crossOrigin') !== '1') return '/frame.html';
+  const other = location.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+  return `${location.protocol}//${other}:${location.port}/frame.html?parentOrigin=${encodeURIComponent(location.origin)}`;
+}
+
 app.innerHTML = `
 <header class="topbar">
   <a class="brand" href="/" data-link><span class="logo">◆</span> OUI Demo Shop</a>
@@ -511,7 +518,7 @@ app.innerHTML = `
     </section>
     <section class="card" id="coupon-card">
       <div class="card-head"><h3>Coupon</h3><span class="tag">iframe</span></div>
-      <iframe id="coupon-frame" title="Coupon widget" src="/frame.html"></iframe>
+      <iframe id="coupon-frame" title="Coupon widget" src="${couponFrameSrc()}"></iframe>
       <div class="row"><button id="host-apply-coupon" class="btn small ghost">Host assistant: apply SAVE10</button></div>
       <div id="host-log" class="note small"></div>
     </section>
