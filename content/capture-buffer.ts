@@ -42,6 +42,20 @@ export function textPayload(text: string): { payload: CapturedPayload; size?: nu
   return { payload: { omitted: true, head: text.slice(0, HEAD) }, size: text.length };
 }
 
+/**
+ * A JS value copied as JSON at the moment it is seen (the app may mutate it
+ * later), with `text` for the held-answer check; not-JSON values keep a marker.
+ */
+export function jsonPayload(value: unknown): { payload: CapturedPayload; size?: number; text: string } {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? 'null';
+  } catch {
+    return { payload: { omitted: true, head: '[not JSON]' }, text: '' };
+  }
+  return { ...textPayload(text), text };
+}
+
 export function bytesPayload(bytes: Uint8Array): { payload: CapturedPayload; size?: number } {
   if (bytes.byteLength <= FRAME_CAP) return { payload: { bytes: bytes.slice() } };
   return { payload: { omitted: true, head: `[${bytes.byteLength} bytes]` }, size: bytes.byteLength };

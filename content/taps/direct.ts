@@ -10,7 +10,7 @@
  * on the transport (registrations, observation updates) are recorded. Calls
  * are copied as JSON at call time, since the app may mutate the objects later.
  */
-import { textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
 
 type Fn = (...args: unknown[]) => unknown;
@@ -30,14 +30,6 @@ export const directClients = new Map<string, DirectClient>();
 const MAX_DIRECT_CLIENTS = 100;
 
 export function installDirectHook(buffer: CaptureBuffer): void {
-  function copy(value: unknown): ReturnType<typeof textPayload> {
-    try {
-      return textPayload(JSON.stringify(value) ?? 'null');
-    } catch {
-      return { payload: { omitted: true, head: '[not JSON]' } };
-    }
-  }
-
   function attach(transport: unknown, options?: { label?: unknown }): () => void {
     if (!transport || (typeof transport !== 'object' && typeof transport !== 'function')) return () => {};
     const t = transport as Transport;
@@ -46,9 +38,11 @@ export function installDirectHook(buffer: CaptureBuffer): void {
     const entry: DirectClient = { client, handlers: new Set() };
     directClients.set(client.id, entry);
     if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(directClients.keys().next().value as string);
-    const record = (dir: 'in' | 'out', method: string, value: unknown, re?: number, held?: boolean): number => {
+    const record = (dir: 'in' | 'out', method: string, value: unknown, re?: number): number => recordCopy(dir, method, jsonPayload(value), re);
+    const recordCopy = (dir: 'in' | 'out', method: string, copied: ReturnType<typeof jsonPayload>, re?: number, held?: boolean): number => {
       try {
-        return buffer.record(client, 'frame', { dir, method, ...copy(value), ...(re ? { re } : {}), ...(held ? { held } : {}) }).seq;
+        const { text: _text, ...payload } = copied;
+        return buffer.record(client, 'frame', { dir, method, ...payload, ...(re ? { re } : {}), ...(held ? { held } : {}) }).seq;
       } catch {
         return 0; // Never into the app.
       }
@@ -83,15 +77,16 @@ export function installDirectHook(buffer: CaptureBuffer): void {
         };
       } else if (name === 'sendResult') {
         wrapped = function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown, ...rest: unknown[]) {
-          if (buffer.held.active && buffer.held.matches(jsonText(result))) {
+          const copied = jsonPayload(result);
+          if (buffer.held.active && buffer.held.matches(copied.text)) {
             // An answer to an injected request: captured, kept from the runtime, accepted as the runtime would.
-            const seq = record('out', 'sendResult', result, undefined, true);
+            const seq = recordCopy('out', 'sendResult', copied, undefined, true);
             if (typeof onAcknowledged === 'function') {
               queueMicrotask(() => buffer.injecting(() => (wrapAck('in', 'ack', onAcknowledged, seq) as Fn)({ ok: true })));
             }
             return undefined;
           }
-          const seq = record('out', 'sendResult', result);
+          const seq = recordCopy('out', 'sendResult', copied);
           return original.call(this, result, wrapAck('in', 'ack', onAcknowledged, seq), ...rest);
         };
       } else {
@@ -124,14 +119,6 @@ export function installDirectHook(buffer: CaptureBuffer): void {
 
   const api = Object.freeze({ version: 1, attach });
   Object.defineProperty(window, '__OUI_DEVTOOLS_HOOK__', { value: api, configurable: true, enumerable: false, writable: false });
-}
-
-function jsonText(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch {
-    return '';
-  }
 }
 
 function methodNames(t: Transport): string[] {

@@ -5,7 +5,7 @@
  * compute the same client key, so the panel sees one conversation even when
  * its two halves were captured in two frames.
  */
-import { textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
 import { isExtensionEventType, isProtocolEventType } from '../../src/protocol/types.ts';
 
@@ -66,17 +66,11 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
           client = buffer.addClient('postmessage', e.origin || 'null', key);
           clients.set(key, client);
         }
-        let text: string;
-        try {
-          text = JSON.stringify(data) ?? 'null';
-        } catch {
-          buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: { omitted: true, head: '[not JSON]' } });
-          return;
-        }
+        const { text, ...copied } = jsonPayload(data);
         // Only answers are held, never the injected request on its way to the client.
         const type = (data as { type: string }).type;
         const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(text);
-        buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...textPayload(text), ...(held ? { held } : {}) });
+        buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...copied, ...(held ? { held } : {}) });
         // An answer to an injected request stops here: the app's own runtime never asked for it.
         if (held) e.stopImmediatePropagation();
       } catch {

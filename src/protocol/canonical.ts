@@ -161,15 +161,31 @@ function isAncestor(st: State, o: object, depth: number): boolean {
   return depth > SHALLOW && st.deep !== null && st.deep.has(o);
 }
 
+/** Why a value that is neither a string, a boolean, null, an object nor a finite number has no JSON form: both writers refuse alike. */
+function notJson(v: unknown): Refusal {
+  switch (typeof v) {
+    case 'number':
+      return new Refusal('non-finite-number', `the non-finite number ${String(v)}`);
+    case 'undefined':
+      return new Refusal('undefined', 'undefined outside an object member');
+    case 'bigint':
+      return new Refusal('bigint', 'a bigint');
+    case 'function':
+      return new Refusal('function', describeValue(v));
+    case 'symbol':
+      return new Refusal('symbol', 'a symbol');
+    default:
+      return new Refusal('unreadable', `a value of type ${typeof v}`);
+  }
+}
+
 function writeValue(st: State, v: unknown, depth: number): void {
   switch (typeof v) {
     case 'string':
       st.out += quote(v, 'a string');
       return;
     case 'number':
-      if (v !== v || v === Infinity || v === -Infinity) {
-        throw new Refusal('non-finite-number', `the non-finite number ${String(v)}`);
-      }
+      if (v !== v || v === Infinity || v === -Infinity) throw notJson(v);
       // Number::toString is RFC 8785's number form; -0 prints as "0".
       st.out += '' + v;
       return;
@@ -180,16 +196,8 @@ function writeValue(st: State, v: unknown, depth: number): void {
       if (v === null) st.out += 'null';
       else writeObject(st, v, depth);
       return;
-    case 'undefined':
-      throw new Refusal('undefined', 'undefined outside an object member');
-    case 'bigint':
-      throw new Refusal('bigint', 'a bigint');
-    case 'function':
-      throw new Refusal('function', describeValue(v));
-    case 'symbol':
-      throw new Refusal('symbol', 'a symbol');
     default:
-      throw new Refusal('unreadable', `a value of type ${typeof v}`);
+      throw notJson(v);
   }
 }
 
@@ -299,24 +307,14 @@ function cloneValue(st: State, v: unknown, depth: number): unknown {
       if (!isWellFormed(v)) throw new Refusal('lone-surrogate', 'a string with a lone surrogate');
       return v;
     case 'number':
-      if (v !== v || v === Infinity || v === -Infinity) {
-        throw new Refusal('non-finite-number', `the non-finite number ${String(v)}`);
-      }
+      if (v !== v || v === Infinity || v === -Infinity) throw notJson(v);
       return v;
     case 'boolean':
       return v;
     case 'object':
       return v === null ? null : cloneObject(st, v, depth);
-    case 'undefined':
-      throw new Refusal('undefined', 'undefined outside an object member');
-    case 'bigint':
-      throw new Refusal('bigint', 'a bigint');
-    case 'function':
-      throw new Refusal('function', describeValue(v));
-    case 'symbol':
-      throw new Refusal('symbol', 'a symbol');
     default:
-      throw new Refusal('unreadable', `a value of type ${typeof v}`);
+      throw notJson(v);
   }
 }
 

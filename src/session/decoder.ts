@@ -201,7 +201,8 @@ export class WireDecoder {
   }
 
   private lifecycle(item: CapturedItem, client: string): WireEvent[] {
-    return [this.base(item, client, 'lifecycle', { type: item.kind, ...(item.note ? { note: item.note } : {}) })];
+    const { kind, ...fields } = lifecycleFields(item);
+    return [this.base(item, client, kind, fields)];
   }
 
   /** An OUI event or ack from a JSON value `{ type, payload }`. */
@@ -244,7 +245,7 @@ export class WireDecoder {
         (state.early ??= []).push(item);
         return [];
       }
-      if (session) return this.sessionEvent(state, session, item, this.lifecycleFields(item));
+      if (session) return this.sessionEvent(state, session, item, lifecycleFields(item, 'websocket'));
       return [...(state.early?.splice(0) ?? []), item].flatMap((it) => this.lifecycle(it, this.fallbackClient(state)));
     }
     const text = payloadText(item.payload);
@@ -259,14 +260,10 @@ export class WireDecoder {
     if (!session) return [];
     const out = this.enginePackets(state, session, item, [packet], text ?? '');
     if (state.early?.length && session.namespaces.size) {
-      const early = state.early.splice(0).flatMap((it) => this.sessionEvent(state, session, it, this.lifecycleFields(it)));
+      const early = state.early.splice(0).flatMap((it) => this.sessionEvent(state, session, it, lifecycleFields(it, 'websocket')));
       return [...early, ...out];
     }
     return out;
-  }
-
-  private lifecycleFields(item: CapturedItem): Partial<WireEvent> & { kind: WireEvent['kind'] } {
-    return { kind: 'lifecycle', type: item.kind, via: 'websocket', ...(item.note ? { note: item.note } : {}) };
   }
 
   private session(url: string, sid: string): EngineSession {
@@ -432,6 +429,11 @@ export class WireDecoder {
     if (typed) return [this.base(item, client, 'event', { type: typed.type, payload: typed.payload, raw })];
     return [this.base(item, client, 'other', { type: method, payload: value, raw, note: `call ${method}()` })];
   }
+}
+
+/** A connection happening (open, close, error) as wire-event fields; `via` for a Socket.IO session's WebSocket. */
+function lifecycleFields(item: CapturedItem, via?: 'websocket'): Partial<WireEvent> & { kind: WireEvent['kind'] } {
+  return { kind: 'lifecycle', type: item.kind, ...(via ? { via } : {}), ...(item.note ? { note: item.note } : {}) };
 }
 
 /** What a transport call other than onAction/sendResult carries, read from its method name and argument. */

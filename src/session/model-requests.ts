@@ -139,32 +139,23 @@ export function tickRequests(track: ClientTrack, now: number): void {
     if (!first || entry.meta.timedOut) continue;
     const age = now - first.t;
     const what = `${req.surfaceId}/${req.actionId}`;
-    if (entry.meta.async) {
-      if (entry.meta.firstInterim || entry.meta.final || age <= ASYNC_ACK_TIMEOUT_MS) continue;
-      entry.meta.timedOut = true;
-      req.status = 'timed-out';
-      track.open.delete(entry);
-      track.log.raise({
-        rule: 'async-ack-timeout',
-        client: track.key,
-        subject: req.requestId,
-        message: `async request ${q(req.requestId)} for ${what} got no interim acknowledgment within ${secs(ASYNC_ACK_TIMEOUT_MS)}; the runtime answers TIMEOUT`,
-        events: [first.eventId],
-        t: now,
-      });
-    } else {
-      if (entry.meta.final || age <= SYNC_TIMEOUT_MS) continue;
-      entry.meta.timedOut = true;
-      req.status = 'timed-out';
-      track.open.delete(entry);
-      track.log.raise({
-        rule: 'sync-timeout',
-        client: track.key,
-        subject: req.requestId,
-        message: `request ${q(req.requestId)} for ${what} has no result ${secs(SYNC_TIMEOUT_MS)} after it was sent; the runtime answers TIMEOUT`,
-        events: [first.eventId],
-        t: now,
-      });
-    }
+    // Async: the interim acknowledgment is due within 5 s; sync: the final result within 30 s (§7.5).
+    const async = entry.meta.async;
+    const answered = async ? entry.meta.firstInterim || entry.meta.final : entry.meta.final;
+    const limit = async ? ASYNC_ACK_TIMEOUT_MS : SYNC_TIMEOUT_MS;
+    if (answered || age <= limit) continue;
+    entry.meta.timedOut = true;
+    req.status = 'timed-out';
+    track.open.delete(entry);
+    track.log.raise({
+      rule: async ? 'async-ack-timeout' : 'sync-timeout',
+      client: track.key,
+      subject: req.requestId,
+      message: async
+        ? `async request ${q(req.requestId)} for ${what} got no interim acknowledgment within ${secs(limit)}; the runtime answers TIMEOUT`
+        : `request ${q(req.requestId)} for ${what} has no result ${secs(limit)} after it was sent; the runtime answers TIMEOUT`,
+      events: [first.eventId],
+      t: now,
+    });
   }
 }
