@@ -19,6 +19,8 @@
  * Pure: no DOM, no Node APIs.
  */
 
+import { setMember } from './json-member.ts';
+
 /** What canonical JSON refused. */
 export type CanonicalRefusal =
   | 'non-finite-number'
@@ -352,7 +354,7 @@ function cloneObject(st: State, o: object, depth: number): unknown {
         const item: unknown = (o as Record<string, unknown>)[k];
         if (item === undefined) continue;
         const c = cloneValue(st, item, depth + 1);
-        if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
+        if (k === '__proto__') setMember(out, k, c);
         else out[k] = c;
       }
       copy = out;

@@ -23,6 +23,8 @@
  *    BINARY_EVENT / BINARY_ACK the attachments, one binary message each.
  */
 
+import { setMember } from './json-member.ts';
+
 // ---------------------------------------------------------------------------
 // Types
 
@@ -705,7 +707,7 @@ function replacePlaceholders(json: unknown, blobs: SocketIOBinary[]): { value: u
       if (isPlaceholder(child)) {
         const r = resolve(child);
         if (typeof r === 'string') return r;
-        Object.defineProperty(rec, key, { value: r, writable: true, enumerable: true, configurable: true });
+        setMember(rec, key as string, r);
       } else {
         stack.push(child);
       }
@@ -812,7 +814,7 @@ export function encodeSocketIOFrames(
     if (typeof v !== 'object' || v === null || typeof (v as { toJSON?: unknown }).toJSON === 'function') return v;
     if (Array.isArray(v)) return v.map((x) => deconstruct(x, depth + 1));
     const o: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(o, k, { value: deconstruct(x, depth + 1), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v)) setMember(o, k, deconstruct(x, depth + 1));
     return o;
   };
   const list = deconstruct(args, 0) as unknown[];

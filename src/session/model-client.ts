@@ -138,7 +138,8 @@ export class ClientTrack {
       surfaceSets: [],
       approvals: [],
       acks: [],
-      counts: {},
+      // Keyed by page-chosen type names: no prototype, so `constructor` or `__proto__` is a name like any other.
+      counts: Object.create(null) as Record<string, number>,
       dropped: {},
     };
   }

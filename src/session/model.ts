@@ -139,7 +139,7 @@ export class SessionModel {
 
   private count(track: ClientTrack, key: string): void {
     const counts = track.state.counts;
-    if (!(key in counts) && Object.keys(counts).length >= MAX_COUNT_KEYS) key = 'other types';
+    if (!Object.hasOwn(counts, key) && Object.keys(counts).length >= MAX_COUNT_KEYS) key = 'other types';
     counts[key] = (counts[key] ?? 0) + 1;
   }
 

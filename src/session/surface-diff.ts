@@ -9,6 +9,7 @@
  */
 import type { Operation } from 'fast-json-patch';
 import type { OUISurface } from '../protocol/index.ts';
+import { setMember } from '../protocol/json-member.ts';
 import { jsonEqual } from './json-equal.ts';
 import { diffValues } from './observation-diff.ts';
 
@@ -30,7 +31,7 @@ export function surfaceSetObject(surfaces: Iterable<unknown>): Record<string, OU
   const out: Record<string, OUISurface> = {};
   for (const s of surfaces) {
     const id = idOf(s);
-    if (id !== undefined) out[id] = s as OUISurface;
+    if (id !== undefined) setMember(out, id, s);
   }
   return out;
 }

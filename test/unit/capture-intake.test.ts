@@ -7,6 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { pageAnything, pageKey } from '../support/page-data.ts';
 import { CaptureIntake } from '../../src/session/intake.ts';
 import { FakeHook } from '../support/capture-items.ts';
 
@@ -133,21 +134,21 @@ describe('CaptureIntake', () => {
   it('never throws on arbitrary input (fast-check)', () => {
     const intake = new CaptureIntake();
     const nearItem = fc.record(
-      { hook: fc.oneof(fc.constant('h'), fc.anything()), client: fc.oneof(fc.constantFrom('c1', 'c2'), fc.anything()), seq: fc.oneof(fc.integer({ min: -2, max: 30 }), fc.double(), fc.anything()), t: fc.anything(), kind: fc.anything() },
+      { hook: fc.oneof(fc.constant('h'), pageAnything()), client: fc.oneof(fc.constantFrom('c1', 'c2'), pageAnything()), seq: fc.oneof(fc.integer({ min: -2, max: 30 }), fc.double(), pageAnything()), t: pageAnything(), kind: pageAnything() },
       { requiredKeys: [] },
     );
     const nearMessage = fc.record(
       {
-        type: fc.oneof(fc.constantFrom('items', 'state'), fc.anything()),
-        hook: fc.oneof(fc.constant('h'), fc.anything()),
-        items: fc.oneof(fc.array(fc.oneof(nearItem, fc.anything()), { maxLength: 8 }), fc.anything()),
-        clients: fc.oneof(fc.array(fc.oneof(fc.record({ id: fc.anything(), kind: fc.anything() }), fc.anything()), { maxLength: 3 }), fc.anything()),
-        drops: fc.oneof(fc.dictionary(fc.string(), fc.anything()), fc.anything()),
+        type: fc.oneof(fc.constantFrom('items', 'state'), pageAnything()),
+        hook: fc.oneof(fc.constant('h'), pageAnything()),
+        items: fc.oneof(fc.array(fc.oneof(nearItem, pageAnything()), { maxLength: 8 }), pageAnything()),
+        clients: fc.oneof(fc.array(fc.oneof(fc.record({ id: pageAnything(), kind: pageAnything() }), pageAnything()), { maxLength: 3 }), pageAnything()),
+        drops: fc.oneof(fc.dictionary(pageKey, pageAnything()), pageAnything()),
       },
       { requiredKeys: [] },
     );
     fc.assert(
-      fc.property(fc.integer({ min: -1, max: 10 }), fc.oneof(nearMessage, fc.anything()), (frameId, message) => {
+      fc.property(fc.integer({ min: -1, max: 10 }), fc.oneof(nearMessage, pageAnything()), (frameId, message) => {
         const r = intake.accept(frameId, message);
         assert.ok(Array.isArray(r.items) && Array.isArray(r.clients), 'a result of two lists');
         for (const it of r.items) assert.ok(typeof it.hook === 'string' && typeof it.client === 'string' && Number.isInteger(it.seq) && it.seq >= 1, 'only well-formed items pass');

@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { pageJson } from '../support/page-data.ts';
 import {
   fnv1a64Bytes,
   fnv1a64Utf16,
@@ -123,7 +124,7 @@ describe('sortedJson', () => {
   });
   it('equals JSON.stringify for values whose keys are already sorted', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 5 }), (v) => {
+      fc.property(pageJson({ maxDepth: 5 }), (v) => {
         const sorted: unknown = JSON.parse(refSorted(v));
         // JSON.parse keeps insertion order for non-index keys: compare with the reference instead.
         assert.equal(sortedJson(v), refSorted(v));
@@ -137,7 +138,7 @@ describe('sortedJson', () => {
 describe('surfacesHash', () => {
   it('is fnv1a64: + FNV-1a over the UTF-16 code units of sortedJson (random values, any Unicode)', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ stringUnit: fc.oneof(codeUnit, fc.constantFrom('😀', '𝄞', 'é', '"', '\\')), maxDepth: 5 }), (v) => {
+      fc.property(pageJson({ stringUnit: fc.oneof(codeUnit, fc.constantFrom('😀', '𝄞', 'é', '"', '\\')), maxDepth: 5 }), (v) => {
         const text = sortedJson(v);
         assert.equal(text, refSorted(v));
         assert.equal(surfacesHash(v), 'fnv1a64:' + refFnvUnits(utf16Units(text)));
@@ -169,7 +170,7 @@ describe('surfacesHash', () => {
 describe('surfacesHashVariants and identifySurfacesHashVariant', () => {
   it('computes the UTF-8 and UTF-16LE byte variants', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ stringUnit: fc.oneof(codeUnit, fc.constantFrom('😀', 'é')), maxDepth: 4 }), (v) => {
+      fc.property(pageJson({ stringUnit: fc.oneof(codeUnit, fc.constantFrom('😀', 'é')), maxDepth: 4 }), (v) => {
         const text = sortedJson(v);
         const variants = surfacesHashVariants(v);
         assert.equal(variants.utf16, surfacesHash(v));

@@ -5,41 +5,42 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { PROTOTYPE_KEYS, pageAnything, pageJson } from '../support/page-data.ts';
 import { SessionModel } from '../../src/session/model.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire.ts';
 import { T0, Traffic, cartSurface, makeClient, withCart } from './session-helpers.ts';
 
-const TYPES = ['surface:register', 'surface:deregister', 'action:request', 'action:result', 'observation:update', 'observation:request', 'x-approval:granted', 'x-other', 'bogus'];
+const TYPES = ['surface:register', 'surface:deregister', 'action:request', 'action:result', 'observation:update', 'observation:request', 'x-approval:granted', 'x-other', 'bogus', ...PROTOTYPE_KEYS];
 const KINDS = ['event', 'ack', 'lifecycle', 'other', 'malformed', 'weird'];
 const LIFECYCLE = ['open', 'close', 'error', 'socket.io connect', 'socket.io disconnect', 'engine close'];
-const IDS = ['r1', 'r2', '00000000-0000-4000-8000-000000000001', ''];
-const SURFACES = ['cart', 'catalog', 'Bad Id', 'x'];
+const IDS = ['r1', 'r2', '00000000-0000-4000-8000-000000000001', '', ...PROTOTYPE_KEYS];
+const SURFACES = ['cart', 'catalog', 'Bad Id', 'x', ...PROTOTYPE_KEYS];
 
 /** Payloads near the protocol's shapes (so handlers run deep), and anything at all. */
 const nearPayload = fc.record(
   {
     requestId: fc.constantFrom(...IDS),
     surfaceId: fc.constantFrom(...SURFACES),
-    actionId: fc.constantFrom('add_item', 'place_order', 'export_cart', 'nope', 'X'),
-    observationId: fc.constantFrom('total', 'items', 'stock', 'ghost'),
-    params: fc.oneof(fc.constant({ sku: 'a', qty: 1 }), fc.jsonValue(), fc.anything()),
-    value: fc.anything(),
+    actionId: fc.constantFrom('add_item', 'place_order', 'export_cart', 'nope', 'X', ...PROTOTYPE_KEYS),
+    observationId: fc.constantFrom('total', 'items', 'stock', 'ghost', ...PROTOTYPE_KEYS),
+    params: fc.oneof(fc.constant({ sku: 'a', qty: 1 }), pageJson(), pageAnything()),
+    value: pageAnything(),
     timestamp: fc.oneof(fc.integer({ min: T0 - 100_000, max: T0 + 100_000 }), fc.double(), fc.constant(undefined)),
-    success: fc.oneof(fc.boolean(), fc.anything()),
-    interim: fc.oneof(fc.boolean(), fc.anything()),
-    error: fc.oneof(fc.record({ code: fc.constantFrom('VALIDATION_ERROR', 'app:x', 'X'), message: fc.string() }), fc.anything()),
-    data: fc.anything(),
-    surfaces: fc.oneof(fc.constant([cartSurface()]), fc.array(fc.anything(), { maxLength: 3 }), fc.anything()),
-    surface: fc.oneof(fc.constant(cartSurface()), fc.record({ id: fc.constantFrom(...SURFACES), name: fc.string(), description: fc.string(), actions: fc.anything() }), fc.anything()),
-    surfacesHash: fc.oneof(fc.constant('fnv1a64:0123456789abcdef'), fc.string(), fc.anything()),
-    knownSurfaces: fc.oneof(fc.constant('fnv1a64:0123456789abcdef'), fc.anything()),
-    approval: fc.oneof(fc.record({ approvalId: fc.string(), argsHash: fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), fc.string()) }), fc.anything()),
-    delivery: fc.oneof(fc.record({ trimmed: fc.constant(true), reason: fc.string(), omitted: fc.subarray(['surfaces', 'observations', 'data']) }), fc.anything()),
-    observations: fc.anything(),
+    success: fc.oneof(fc.boolean(), pageAnything()),
+    interim: fc.oneof(fc.boolean(), pageAnything()),
+    error: fc.oneof(fc.record({ code: fc.constantFrom('VALIDATION_ERROR', 'app:x', 'X'), message: fc.string() }), pageAnything()),
+    data: pageAnything(),
+    surfaces: fc.oneof(fc.constant([cartSurface()]), fc.array(pageAnything(), { maxLength: 3 }), pageAnything()),
+    surface: fc.oneof(fc.constant(cartSurface()), fc.record({ id: fc.constantFrom(...SURFACES), name: fc.string(), description: fc.string(), actions: pageAnything() }), pageAnything()),
+    surfacesHash: fc.oneof(fc.constant('fnv1a64:0123456789abcdef'), fc.string(), pageAnything()),
+    knownSurfaces: fc.oneof(fc.constant('fnv1a64:0123456789abcdef'), pageAnything()),
+    approval: fc.oneof(fc.record({ approvalId: fc.string(), argsHash: fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), fc.string()) }), pageAnything()),
+    delivery: fc.oneof(fc.record({ trimmed: fc.constant(true), reason: fc.string(), omitted: fc.subarray(['surfaces', 'observations', 'data']) }), pageAnything()),
+    observations: pageAnything(),
     approvalId: fc.string(),
-    expiresAt: fc.oneof(fc.integer(), fc.anything()),
-    ok: fc.anything(),
-    reason: fc.anything(),
+    expiresAt: fc.oneof(fc.integer(), pageAnything()),
+    ok: pageAnything(),
+    reason: pageAnything(),
   },
   { requiredKeys: [] },
 );
@@ -47,7 +48,7 @@ const nearPayload = fc.record(
 const wireEvent = fc.record({
   kind: fc.constantFrom(...KINDS),
   type: fc.oneof(fc.constantFrom(...TYPES), fc.constantFrom(...LIFECYCLE), fc.string(), fc.constant(undefined)),
-  payload: fc.oneof(nearPayload, fc.anything()),
+  payload: fc.oneof(nearPayload, pageAnything()),
   dir: fc.constantFrom('in', 'out', 'sideways'),
   t: fc.oneof(fc.integer({ min: T0, max: T0 + 120_000 }), fc.double(), fc.constant(undefined)),
   ackOf: fc.option(fc.nat({ max: 40 })),
@@ -81,6 +82,11 @@ describe('apply() never throws', () => {
         });
         for (const t of ticks) model.tick(t);
         assert.equal(model.internalErrors, 0, model.lastInternalError);
+        // Page-chosen type names are count keys: each count stays an own number, whatever the name.
+        for (const c of model.clients.values()) {
+          for (const k of Object.keys(c.counts)) assert.equal(typeof c.counts[k], 'number', `count of ${k}`);
+        }
+        assert.equal(({} as Record<string, unknown>).polluted, undefined);
       }),
       { numRuns: Number(process.env.SESSION_FC_RUNS ?? 400) },
     );

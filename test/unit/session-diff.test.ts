@@ -4,15 +4,17 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import jsonpatch from 'fast-json-patch';
 import fc from 'fast-check';
 import { describeChange, diffValues, formatValue, summarizePatch } from '../../src/session/observation-diff.ts';
 import { diffSurfaceSets, surfaceSetObject } from '../../src/session/surface-diff.ts';
 import { T0, cartSurface, catalogSurface, withCart } from './session-helpers.ts';
+import { applyPatchOracle } from '../support/json-patch-oracle.ts';
+import { hasPrototypeKey, pageJson } from '../support/page-data.ts';
 
-function apply(doc: unknown, patch: ReturnType<typeof diffValues>): unknown {
-  return jsonpatch.applyPatch(structuredClone(doc), structuredClone(patch), true, false).newDocument;
-}
+const apply = applyPatchOracle;
+
+/** Through JSON on both sides: JSON has no -0, and JSON.parse keeps `__proto__` an own key. */
+const viaJson = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
 describe('observation diffs', () => {
   it('says what changed, was added and removed', () => {
@@ -48,14 +50,65 @@ describe('observation diffs', () => {
   });
 
   it('reconstructs the full value from the previous one, for any JSON', () => {
+    let metPrototypeKeys = 0;
     fc.assert(
-      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+      fc.property(pageJson(), pageJson(), (a, b) => {
+        if (hasPrototypeKey(a) || hasPrototypeKey(b)) metPrototypeKeys++;
         const patch = diffValues(a, b);
-        // Through JSON on both sides: JSON has no -0.
-        assert.deepEqual(JSON.parse(JSON.stringify(apply(a, patch))), JSON.parse(JSON.stringify(b)));
+        assert.deepEqual(viaJson(apply(a, patch)), viaJson(b));
       }),
-      { numRuns: 1000 },
+      {
+        numRuns: 1000,
+        // The draw that once turned CI red, and its neighbours, on every run.
+        examples: [
+          [{}, JSON.parse('{"__proto__":0}')],
+          [JSON.parse('{"__proto__":{"a":1}}'), JSON.parse('{"__proto__":{"a":2},"constructor":{"prototype":1}}')],
+          [JSON.parse('{"constructor":1,"prototype":[1]}'), {}],
+          [[JSON.parse('{"__proto__":null}')], [JSON.parse('{"__proto__":[]}'), 1]],
+        ],
+      },
     );
+    assert.ok(metPrototypeKeys > 100, `prototype-reaching keys were drawn ${metPrototypeKeys} times`);
+  });
+
+  it('names prototype-reaching keys as members in patches and lines', () => {
+    const prev = JSON.parse('{"__proto__":{"x":1},"prototype":[1]}');
+    const next = JSON.parse('{"__proto__":{"x":2},"constructor":3}');
+    const { patch, summary } = describeChange(prev, next);
+    assert.deepEqual([...summary].sort(), ['added /constructor = 3', 'changed /__proto__/x from 1 to 2', 'removed /prototype (was [1])']);
+    assert.deepEqual(viaJson(apply(prev, patch)), viaJson(next));
+    assert.deepEqual(describeChange({}, JSON.parse('{"__proto__":null}')).summary, ['added /__proto__ = null']);
+  });
+
+  it('keeps a surface whose id is __proto__ as a member of the set', () => {
+    const set = surfaceSetObject([{ id: '__proto__', actions: [] }, { id: 'constructor', actions: [] }]);
+    assert.deepEqual(Object.keys(set), ['__proto__', 'constructor']);
+    assert.equal(Object.getPrototypeOf(set), Object.prototype);
+  });
+
+  it('an observation value with a __proto__ member keeps it in its current value and history', () => {
+    const tr = withCart();
+    tr.update('cart', 'items', JSON.parse('[{"__proto__":{"sku":"a"}}]'), T0 + 10);
+    tr.update('cart', 'items', JSON.parse('[{"__proto__":{"sku":"b"},"constructor":1}]'), T0 + 20);
+    const st = tr.model().clients.get('c1')!.observations.get('cart/items')!;
+    assert.deepEqual(st.history.map((h) => h.summary), [
+      ['initial value [{"__proto__":{"sku":"a"}}]'],
+      ['changed /0/__proto__/sku from "a" to "b"', 'added /0/constructor = 1'],
+    ]);
+    assert.equal(JSON.stringify(st.current), '[{"__proto__":{"sku":"b"},"constructor":1}]');
+    assert.deepEqual(viaJson(apply(JSON.parse('[{"__proto__":{"sku":"a"}}]'), st.history[1]!.patch)), viaJson(st.current));
+  });
+
+  it('the test oracle itself: sets and reads prototype-reaching keys as own members', () => {
+    const doc = apply({}, [
+      { op: 'add', path: '/__proto__', value: { polluted: 1 } },
+      { op: 'add', path: '/constructor', value: 2 },
+    ]) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(doc), ['__proto__', 'constructor']);
+    assert.equal(Object.getPrototypeOf(doc), Object.prototype);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.deepEqual(viaJson(apply(doc, [{ op: 'replace', path: '/__proto__/polluted', value: 3 }])), JSON.parse('{"__proto__":{"polluted":3},"constructor":2}'));
+    assert.throws(() => apply({}, [{ op: 'remove', path: '/constructor' }]), /no member/);
   });
 
   it('keeps history as patches with summaries, validity, and out-of-order updates', () => {

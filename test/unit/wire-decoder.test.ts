@@ -7,6 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { pageJson, pageObject } from '../support/page-data.ts';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
@@ -594,14 +595,14 @@ describe('garbage', () => {
     const texts = fc.oneof(
       fc.string(),
       fc.constantFrom('0{"sid":"S"}', '40', '40/oui,', '42/oui,1["action:request",{}]', '43/oui,1[{}]', '451-["x",{"_placeholder":true,"num":0}]', '1', '6', 'ok', '{"type":"action:result"', '{"type":"surface:register","payload":1}'),
-      fc.jsonValue().map((v) => JSON.stringify(v)),
+      pageJson().map((v) => JSON.stringify(v)),
     );
     const payload = fc.oneof(
       texts.map((text) => ({ text })),
       fc.base64String().map((base64) => ({ base64 })),
       fc.string().map((head) => ({ omitted: true as const, head })),
       fc.constant(undefined),
-      fc.object(),
+      pageObject(),
     );
     const item = fc.record(
       {
