@@ -138,8 +138,7 @@ export class ClientTrack {
       surfaceSets: [],
       approvals: [],
       acks: [],
-      // Keyed by page-chosen type names: no prototype, so `constructor` or `__proto__` is a name like any other.
-      counts: Object.create(null) as Record<string, number>,
+      counts: {},
       dropped: {},
     };
   }

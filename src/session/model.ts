@@ -7,7 +7,7 @@
  * Pure and incremental, like the decoder: the panel feeds it live, an import
  * and the tests feed it a recorded list, a command-line linter could too.
  */
-import { errorMessage, parseAcknowledgment, toJsonSafe } from '../protocol/index.ts';
+import { errorMessage, parseAcknowledgment, setMember, toJsonSafe } from '../protocol/index.ts';
 import { FindingLog } from './findings.ts';
 import { onApprovalExtension } from './model-approvals.ts';
 import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './model-client.ts';
@@ -140,7 +140,8 @@ export class SessionModel {
   private count(track: ClientTrack, key: string): void {
     const counts = track.state.counts;
     if (!Object.hasOwn(counts, key) && Object.keys(counts).length >= MAX_COUNT_KEYS) key = 'other types';
-    counts[key] = (counts[key] ?? 0) + 1;
+    // Page-chosen names: `constructor` or `__proto__` must count as own members, never reach the prototype.
+    setMember(counts, key, (Object.hasOwn(counts, key) ? counts[key]! : 0) + 1);
   }
 
   private event(c: EventContext, type: string, payload: unknown): void {
