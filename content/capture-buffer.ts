@@ -6,6 +6,7 @@
 import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, TransportKind } from '../src/capture/types.ts';
 import type { Natives } from './natives.ts';
 import { createHeldAnswers, type HeldAnswers } from './answers.ts';
+import { createQuietRing, showsOui } from './quiet-ring.ts';
 
 export const MAX_ITEMS = 20_000;
 export const MAX_BYTES = 32 * 1024 * 1024;
@@ -27,6 +28,8 @@ export interface CaptureBuffer {
   readonly held: HeldAnswers;
   /** Runs `fn` with every item it records marked as injected by the extension. */
   injecting<T>(fn: () => T): T;
+  /** True while `injecting` runs: what the extension itself dispatches is not the page's forgery. */
+  isInjecting(): boolean;
   addClient(kind: TransportKind, url: string, key?: string): CapturedClient;
   record(client: CapturedClient, kind: CapturedKind, fields?: Partial<CapturedItem>): CapturedItem;
   /** An item whose payload arrives later (a Blob being read); later items wait for it. */
@@ -39,7 +42,21 @@ export interface CaptureBuffer {
 
 export function textPayload(text: string): { payload: CapturedPayload; size?: number } {
   if (text.length <= FRAME_CAP) return { payload: { text } };
-  return { payload: { omitted: true, head: text.slice(0, HEAD) }, size: text.length };
+  return { payload: { omitted: true, head: detachedHead(text) }, size: text.length };
+}
+
+const fromCharCode = String.fromCharCode;
+
+/**
+ * The first HEAD code units of `text` as a string of its own. V8 makes
+ * `text.slice()` a view that keeps the whole original alive, so a 10 MB frame
+ * would stay in memory while the buffer counts 1 KB; building the head from
+ * its code units allocates just the head.
+ */
+function detachedHead(text: string): string {
+  const units = new Uint16Array(Math.min(HEAD, text.length));
+  for (let i = 0; i < units.length; i++) units[i] = text.charCodeAt(i);
+  return fromCharCode.apply(null, units as unknown as number[]);
 }
 
 /**
@@ -81,6 +98,11 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
   const pending = new Set<CapturedItem>();
   let nextClient = 1;
   let injectDepth = 0;
+  /** Clients that have shown OUI traffic: their items go to the log; the others' to the quiet ring. */
+  const speaksOui = new Set<string>();
+  const quiet = createQuietRing((old) => {
+    drops[old.client] = (drops[old.client] ?? 0) + 1;
+  }, weight);
 
   let live: Live | null = null;
   let outbox: CapturedItem[] = [];
@@ -132,9 +154,18 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     natives.setTimeout(flush, FLUSH_DELAY_MS);
   }
 
-  function push(item: CapturedItem): void {
+  function keep(item: CapturedItem): void {
     items.push(item);
     bytes += weight(item);
+  }
+
+  function push(item: CapturedItem): void {
+    if (speaksOui.has(item.client)) keep(item);
+    else if (showsOui(item)) {
+      speaksOui.add(item.client);
+      for (const earlier of quiet.take(item.client)) keep(earlier);
+      keep(item);
+    } else quiet.add(item, weight(item));
     evict();
     if (live) {
       outbox.push(item);
@@ -155,6 +186,7 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     hook,
     natives,
     held: createHeldAnswers(natives),
+    isInjecting: () => injectDepth > 0,
     injecting(fn) {
       injectDepth++;
       try {
@@ -174,9 +206,12 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
         ...(key ? { key } : {}),
       };
       clients.set(id, client);
+      // Made only for OUI messages and calls: nothing to wait for.
+      if (kind === 'postmessage' || kind === 'direct') speaksOui.add(id);
       if (clients.size > MAX_CLIENTS) {
         const oldest = clients.keys().next().value as string;
         clients.delete(oldest);
+        speaksOui.delete(oldest);
         drops[oldest] = (drops[oldest] ?? 0) + 1;
       }
       return client;
@@ -188,7 +223,8 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
       return (payload, size) => {
         item.payload = payload;
         if (size !== undefined) item.size = size;
-        bytes += weight(item) - 64;
+        if (quiet.holds(item)) quiet.grew(item, weight(item) - 64);
+        else bytes += weight(item) - 64;
         pending.delete(item);
         if (live) schedule();
       };
@@ -196,8 +232,9 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     subscribe(cursors, next) {
       const replay: CapturedItem[] = [];
       outbox = [];
-      for (let i = start; i < items.length; i++) {
-        const it = items[i]!;
+      const held = items.slice(start);
+      held.push(...quiet.items());
+      for (const it of held) {
         if (outbox.length || pending.has(it)) outbox.push(it);
         else if (it.seq > (cursors[`${hook}/${it.client}`] ?? 0)) replay.push(it);
       }

@@ -6,8 +6,10 @@
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
+import { disguise, replaceProperty } from '../disguise.ts';
 
 const ENGINE_URL = /[?&]EIO=\d/;
+const { apply } = Reflect;
 
 export function tapPolling(buffer: CaptureBuffer): void {
   const clients = new Map<string, CapturedClient>();
@@ -34,7 +36,7 @@ export function tapPolling(buffer: CaptureBuffer): void {
   }
 
   tapXhr(buffer, clientFor, recordBody);
-  tapFetch(clientFor, recordBody);
+  tapFetch(buffer, clientFor, recordBody);
 }
 
 type ClientFor = (url: string) => CapturedClient;
@@ -55,57 +57,68 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
   const nativeOpen = proto.open;
   const nativeSend = proto.send;
 
-  proto.open = function open(this: XMLHttpRequest, ...args: unknown[]) {
-    try {
-      const url = String(args[1]);
-      if (ENGINE_URL.test(url)) urls.set(this, absolute(url));
-      else urls.delete(this);
-    } catch {
-      // Not ours to look at.
-    }
-    return (nativeOpen as (...a: unknown[]) => void).apply(this, args);
-  } as typeof proto.open;
-
-  proto.send = function send(this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
-    const result = nativeSend.call(this, body);
-    const url = urls.get(this);
-    if (url) {
+  replaceProperty(
+    proto,
+    'open',
+    disguise(nativeOpen, (target, xhr, args) => {
       try {
-        const client = clientFor(url);
-        recordBody(client, url, 'out', body);
-        const xhr = this;
-        buffer.natives.listen(xhr, 'load', () => {
-          try {
-            const type = xhr.responseType;
-            recordBody(client, url, 'in', type === '' || type === 'text' ? xhr.responseText : xhr.response);
-          } catch {
-            // An unreadable response is not captured.
-          }
-        });
+        const url = String(args[1]);
+        if (ENGINE_URL.test(url)) urls.set(xhr as XMLHttpRequest, absolute(url));
+        else urls.delete(xhr as XMLHttpRequest);
       } catch {
-        // The request is already on its way.
+        // Not ours to look at.
       }
-    }
-    return result;
-  };
+      return apply(target, xhr, args);
+    }),
+  );
+
+  replaceProperty(
+    proto,
+    'send',
+    disguise(nativeSend, (target, thisArg, args) => {
+      const result = apply(target, thisArg, args);
+      const xhr = thisArg as XMLHttpRequest;
+      const url = urls.get(xhr);
+      if (url) {
+        try {
+          const client = clientFor(url);
+          recordBody(client, url, 'out', args[0]);
+          buffer.natives.listen(xhr, 'load', () => {
+            try {
+              const type = xhr.responseType;
+              recordBody(client, url, 'in', type === '' || type === 'text' ? xhr.responseText : xhr.response);
+            } catch {
+              // An unreadable response is not captured.
+            }
+          });
+        } catch {
+          // The request is already on its way.
+        }
+      }
+      return result;
+    }),
+  );
 }
 
-function tapFetch(clientFor: ClientFor, recordBody: RecordBody): void {
+function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody): void {
+  const { after } = buffer.natives;
   const nativeFetch = window.fetch;
   if (typeof nativeFetch !== 'function') return;
-  const fetch = function fetch(this: unknown, input: RequestInfo | URL, init?: RequestInit) {
-    const promise = nativeFetch.call(this ?? window, input, init);
+  const fetch = disguise(nativeFetch, (target, thisArg, args) => {
+    const promise = apply(target, thisArg, args) as Promise<Response>;
     try {
+      const input = args[0];
       const raw = input instanceof Request ? input.url : String(input);
       if (ENGINE_URL.test(raw)) {
         const url = absolute(raw);
         const client = clientFor(url);
-        recordBody(client, url, 'out', init?.body);
+        recordBody(client, url, 'out', (args[1] as RequestInit | undefined)?.body);
         // A side branch: the app's own promise is returned untouched.
-        promise.then(
+        after(
+          promise,
           (res) => {
             try {
-              res.clone().text().then((text) => recordBody(client, url, 'in', text), () => {});
+              after(res.clone().text(), (text) => recordBody(client, url, 'in', text), () => {});
             } catch {
               // Body already taken.
             }
@@ -117,6 +130,6 @@ function tapFetch(clientFor: ClientFor, recordBody: RecordBody): void {
       // Not ours to look at.
     }
     return promise;
-  };
-  Object.defineProperty(window, 'fetch', { value: fetch, writable: true, configurable: true, enumerable: true });
+  });
+  replaceProperty(window, 'fetch', fetch);
 }

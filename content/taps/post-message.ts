@@ -8,18 +8,24 @@
 import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
 import { isExtensionEventType, isProtocolEventType } from '../../src/protocol/types.ts';
+import { natives } from '../natives.ts';
 
 
-/** 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across origins. */
+/**
+ * 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across
+ * origins. Walked with the browser's own accessors (a page can redefine
+ * `parent` and `length` on its window, never these getters or indexed frames).
+ */
 export function framePath(w: Window): string {
   const parts: number[] = [];
   let cur = w;
   for (let depth = 0; depth < 64; depth++) {
-    const parent = cur.parent;
+    const parent = natives.parent(cur);
     if (!parent || parent === cur) break;
     let index = -1;
-    for (let i = 0; i < parent.frames.length; i++) {
-      if (parent.frames[i] === cur) {
+    const n = natives.frameCount(parent);
+    for (let i = 0; i < n; i++) {
+      if (parent[i] === cur) {
         index = i;
         break;
       }
@@ -36,7 +42,7 @@ export function windowAt(path: string): Window | null {
   if (parts[0] !== 'top') return null;
   let w: Window = window.top ?? window;
   for (const p of parts.slice(1)) {
-    const next = w.frames[Number(p)];
+    const next = w[Number(p)];
     if (!next) return null;
     w = next;
   }
@@ -55,15 +61,18 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
     (event) => {
       try {
         const e = event as MessageEvent;
-        const data: unknown = e.data;
+        // A page can dispatch any MessageEvent it likes; only the browser's (and the injector's own) are traffic.
+        if (!e.isTrusted && !buffer.isInjecting()) return;
+        const data: unknown = natives.messageData(e);
         if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
         const self = framePath(window);
-        const source = e.source;
-        const peer = source && 'frames' in source ? framePath(source as Window) : `origin:${e.origin || 'unknown'}`;
+        const source = natives.messageSource(e);
+        const origin = natives.messageOrigin(e);
+        const peer = source && 'frames' in source ? framePath(source as Window) : `origin:${origin || 'unknown'}`;
         const key = `postmessage:${[self, peer].sort().join('<->')}`;
         let client = clients.get(key);
         if (!client) {
-          client = buffer.addClient('postmessage', e.origin || 'null', key);
+          client = buffer.addClient('postmessage', origin || 'null', key);
           clients.set(key, client);
         }
         const { text, ...copied } = jsonPayload(data);

@@ -1,9 +1,11 @@
 /**
- * Every WebSocket the page creates becomes a client. The constructor is
- * wrapped in a Proxy, so `WebSocket.prototype`, its name, statics and
- * `instanceof` stay the browser's own, and subclasses keep working.
+ * Every WebSocket the page creates becomes a client. The constructor and
+ * `send` are wrapped in Proxies (see disguise.ts), so `WebSocket.prototype`,
+ * names, lengths, statics, `instanceof` and `ws.constructor` stay the
+ * browser's own, and subclasses keep working.
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { disguise, disguiseConstructor, replaceProperty } from '../disguise.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
 
 type Sink = (data: unknown, extra?: Partial<CapturedItem>) => void;
@@ -19,23 +21,32 @@ export function deliverToSocket(buffer: CaptureBuffer, ws: WebSocket, data: stri
 /** Socket.IO packet `42/ns,17[...]` or `45<n>-/ns,17[...]`: namespace and ack id, read only for held frames. */
 const SOCKET_IO_ACK = /^4[25](?:\d+-)?(\/[^,]*,)?(\d+)\[/;
 
+const OPEN = 1;
+const NativeArrayBuffer = ArrayBuffer;
+const NativeBlob = typeof Blob === 'function' ? Blob : undefined;
+const isView = ArrayBuffer.isView;
+const { apply, construct } = Reflect;
+
 export function tapWebSocket(buffer: CaptureBuffer): void {
   const Native = window.WebSocket;
   if (typeof Native !== 'function') return;
-  const { listen } = buffer.natives;
+  const { natives } = buffer;
+  const { listen } = natives;
 
   function frame(client: CapturedClient, dir: 'in' | 'out'): Sink {
     return (data, extra) => {
       try {
         if (typeof data === 'string') {
           buffer.record(client, 'frame', { dir, ...extra, ...textPayload(data) });
-        } else if (data instanceof ArrayBuffer) {
+        } else if (data instanceof NativeArrayBuffer) {
           buffer.record(client, 'frame', { dir, ...bytesPayload(new Uint8Array(data)) });
-        } else if (ArrayBuffer.isView(data)) {
+        } else if (isView(data)) {
           buffer.record(client, 'frame', { dir, ...bytesPayload(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) });
-        } else if (data instanceof Blob) {
+        } else if (NativeBlob && data instanceof NativeBlob) {
           const done = buffer.recordPending(client, { dir });
-          data.arrayBuffer().then(
+          // The browser's own reader: the app sees no extra call of anything it may have wrapped on Blob.
+          natives.after(
+            natives.readBlob(data),
             (ab) => { const p = bytesPayload(new Uint8Array(ab)); done(p.payload, p.size); },
             () => done({ omitted: true, head: '[unreadable Blob]' }, data.size),
           );
@@ -62,25 +73,24 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   }
   const outbound = new WeakMap<WebSocket, Sink>();
 
-  const proxy = new Proxy(Native, {
-    construct(target, args, newTarget) {
-      const ws = Reflect.construct(target, args, newTarget) as WebSocket;
-      try {
-        tap(ws);
-      } catch {
-        // The socket works without us.
-      }
-      return ws;
-    },
+  const proxy = disguiseConstructor(Native, (target, args, newTarget) => {
+    const ws = construct(target, args, newTarget) as WebSocket;
+    try {
+      tap(ws);
+    } catch {
+      // The socket works without us.
+    }
+    return ws;
   });
 
-  const nativeSend = Native.prototype.send;
-  const send = function send(this: WebSocket, data: unknown) {
-    if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data)) return hold(this, data);
-    const result = nativeSend.call(this, data as string);
-    outbound.get(this)?.(data);
+  const send = disguise(Native.prototype.send, (nativeSend, ws, args) => {
+    const data = args[0];
+    if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data)) return hold(ws as WebSocket, data);
+    const result = apply(nativeSend, ws, args);
+    // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
+    if (natives.readyState(ws as WebSocket) === OPEN) outbound.get(ws as WebSocket)?.(data);
     return result;
-  };
+  });
 
   /** An answer to an injected request: captured, not sent; a Socket.IO result that wants an ack gets the runtime's usual acceptance. */
   function hold(ws: WebSocket, data: string): void {
@@ -91,6 +101,6 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
       buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
     }
   }
-  Object.defineProperty(Native.prototype, 'send', { value: send, writable: true, configurable: true, enumerable: true });
-  Object.defineProperty(window, 'WebSocket', { value: proxy, writable: true, configurable: true, enumerable: false });
+  replaceProperty(Native.prototype, 'send', send);
+  replaceProperty(window, 'WebSocket', proxy);
 }

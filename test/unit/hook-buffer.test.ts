@@ -1,0 +1,123 @@
+/**
+ * The page hook's bounded memory, run in Node with the real buffer: what it
+ * counts is what it holds (a large frame keeps a head of its own, not a view
+ * of the original), and a client that has shown no OUI traffic keeps only a
+ * small ring, its first items pinned, until it does.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { Natives } from '../../content/natives.ts';
+
+(globalThis as { location?: unknown }).location ??= { origin: 'http://127.0.0.1:1', href: 'http://127.0.0.1:1/' };
+const { createCaptureBuffer, textPayload, FRAME_CAP } = await import('../../content/capture-buffer.ts');
+const { createQuietRing, showsOui, QUIET_ITEMS, QUIET_BYTES } = await import('../../content/quiet-ring.ts');
+
+let clock = 1_000;
+const natives = {
+  now: () => clock++,
+  randomId: () => 'hook1',
+  setTimeout: (fn: () => void) => setTimeout(fn, 0),
+} as unknown as Natives;
+
+const OUI = '{"type":"observation:update","payload":{"surfaceId":"s","observationId":"o","value":1,"timestamp":1}}';
+
+function replay(buffer: ReturnType<typeof createCaptureBuffer>): Promise<CapturedItem[]> {
+  return new Promise((resolve) => {
+    buffer.subscribe({}, { items: (items) => resolve(items) });
+    buffer.unsubscribe();
+  });
+}
+
+describe('a large frame', () => {
+  it('keeps a head and the size of the original', () => {
+    const big = 'x'.repeat(FRAME_CAP + 1) + 'y';
+    const { payload, size } = textPayload(big);
+    assert.equal(size, FRAME_CAP + 2);
+    assert.ok('omitted' in payload && payload.head === 'x'.repeat(512));
+    // Whether V8 retains the original behind the head is measured in real Chromium (test/e2e/hook-memory.test.ts).
+  });
+
+  it('keeps lone surrogates and every code unit of its head', () => {
+    const text = '\ud800a😀'.repeat(200) + 'x'.repeat(FRAME_CAP);
+    const { payload } = textPayload(text);
+    assert.ok('omitted' in payload && payload.head === text.slice(0, 512));
+  });
+});
+
+describe('the quiet ring', () => {
+  it('reads OUI traffic in JSON, Socket.IO and capped heads, and nothing else', () => {
+    const item = (payload: CapturedItem['payload']): CapturedItem => ({ hook: 'h', client: 'c', seq: 1, t: 1, kind: 'frame', payload });
+    assert.ok(showsOui(item({ text: OUI })));
+    assert.ok(showsOui(item({ text: '42/ns,["action:request",{"requestId":"r"}]' })));
+    assert.ok(showsOui(item({ omitted: true, head: '{"type":"surface:register",' })));
+    assert.ok(!showsOui(item({ text: '{"type":"chat","text":"an action: go"}' })));
+    assert.ok(!showsOui(item({ base64: 'AAAA' })));
+    assert.ok(!showsOui(item(undefined)));
+  });
+
+  it('keeps at most its items and bytes, pins each client\'s first small items, and counts every drop', () => {
+    const dropped: CapturedItem[] = [];
+    const ring = createQuietRing((it) => dropped.push(it), (it) => (it.payload && 'text' in it.payload ? it.payload.text.length * 2 : 64));
+    for (let i = 1; i <= QUIET_ITEMS + 50; i++) {
+      const it: CapturedItem = { hook: 'h', client: 'a', seq: i, t: i, kind: 'frame', payload: { text: 'x'.repeat(10) } };
+      ring.add(it, 20);
+    }
+    const held = ring.items();
+    assert.equal(held.length, QUIET_ITEMS + 3);
+    assert.deepEqual(held.slice(0, 3).map((i) => i.seq), [1, 2, 3], 'the first items stay');
+    assert.equal(dropped.length, QUIET_ITEMS + 50 - QUIET_ITEMS - 3);
+    assert.equal(dropped[0]!.seq, 4);
+    const big = { text: 'y'.repeat(200_000) };
+    for (let i = 1; i <= 20; i++) ring.add({ hook: 'h', client: 'b', seq: 10 + i, t: i, kind: 'frame', payload: big }, 400_000);
+    assert.ok(ring.bytes <= QUIET_BYTES + 3 * 1024, `${ring.bytes} bytes`);
+    const taken = ring.take('a');
+    assert.ok(taken.every((i) => i.client === 'a'));
+    assert.deepEqual(taken.map((i) => i.seq), [...taken.map((i) => i.seq)].sort((x, y) => x - y));
+    assert.ok(ring.items().every((i) => i.client === 'b'));
+  });
+});
+
+describe('the capture buffer', () => {
+  it('keeps a non-OUI socket to a small ring, then all of it once it speaks OUI, its handshake included', async () => {
+    const buffer = createCaptureBuffer(natives);
+    const chatty = buffer.addClient('websocket', 'ws://x/chat');
+    const oui = buffer.addClient('websocket', 'ws://x/oui');
+    buffer.record(chatty, 'open');
+    buffer.record(oui, 'open');
+    buffer.record(oui, 'frame', { dir: 'in', payload: { text: '0{"sid":"abc"}' } });
+    for (let i = 0; i < 5_000; i++) buffer.record(chatty, 'frame', { dir: 'in', payload: { text: `{"tick":${i}}` } });
+    for (let i = 0; i < 400; i++) buffer.record(oui, 'frame', { dir: 'in', payload: { text: '3' } });
+    buffer.record(oui, 'frame', { dir: 'out', payload: { text: OUI } });
+    const items = await replay(buffer);
+    const chattyItems = items.filter((i) => i.client === chatty.id);
+    const ouiItems = items.filter((i) => i.client === oui.id);
+    assert.ok(chattyItems.length <= QUIET_ITEMS + 3, `${chattyItems.length} items of a socket with no OUI traffic`);
+    assert.equal(chattyItems[0]!.kind, 'open', 'its open stays');
+    assert.equal(buffer.drops()[chatty.id], 5_001 - chattyItems.length, 'every drop is counted');
+    // The OUI socket kept its open and Engine.IO handshake (pinned) and its latest frames.
+    assert.equal(ouiItems[0]!.kind, 'open');
+    assert.equal((ouiItems[1]!.payload as { text: string }).text, '0{"sid":"abc"}');
+    assert.equal((ouiItems.at(-1)!.payload as { text: string }).text, OUI);
+    for (let i = 1; i < ouiItems.length; i++) assert.ok(ouiItems[i]!.seq > ouiItems[i - 1]!.seq);
+    // From now on it is an OUI client: nothing more of it is dropped.
+    const before = buffer.drops()[oui.id] ?? 0;
+    for (let i = 0; i < 1_000; i++) buffer.record(oui, 'frame', { dir: 'in', payload: { text: '3' } });
+    assert.equal(buffer.drops()[oui.id] ?? 0, before);
+  });
+
+  it('postMessage and direct clients are OUI from the start', async () => {
+    const buffer = createCaptureBuffer(natives);
+    const pm = buffer.addClient('postmessage', 'http://a', 'k');
+    for (let i = 0; i < 1_000; i++) buffer.record(pm, 'frame', { dir: 'in', payload: { text: '{}' } });
+    assert.equal((await replay(buffer)).length, 1_000);
+    assert.equal(buffer.drops()[pm.id], undefined);
+  });
+
+  it('tells what it injects apart from the page', () => {
+    const buffer = createCaptureBuffer(natives);
+    assert.equal(buffer.isInjecting(), false);
+    assert.equal(buffer.injecting(() => buffer.isInjecting()), true);
+    assert.equal(buffer.isInjecting(), false);
+  });
+});
