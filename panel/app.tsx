@@ -13,7 +13,9 @@ import {
   recorder,
   selectedClient,
   setPreserveLog,
+  setSpecVersion,
   source,
+  specVersion,
   version,
   view,
   type View,
@@ -25,8 +27,9 @@ import { Hashes } from './views/hashes.tsx';
 import { Observations } from './views/observations.tsx';
 import { Acks } from './views/acks.tsx';
 import { Approvals } from './views/approvals.tsx';
-import { Findings, severityCounts } from './views/findings.tsx';
-import { Inject } from './views/inject.tsx';
+import { Findings, counted, severityCounts } from './views/findings.tsx';
+import { Inject, clientOption } from './views/inject.tsx';
+import { SPEC_VERSIONS } from '../src/session/rules.ts';
 
 const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
@@ -54,13 +57,22 @@ function pickFile(): void {
   input.accept = 'application/json,.json';
   input.onchange = async () => {
     const file = input.files?.[0];
-    if (file) importJson(await file.text());
+    if (!file) return;
+    let text: string;
+    try {
+      text = await file.text();
+    } catch (e) {
+      notice.value = `Import of ${file.name} failed: the file could not be read (${(e as Error).message}); the current session is kept.`;
+      return;
+    }
+    importJson(text, file.name);
   };
   input.click();
 }
 
 function Tabs() {
-  const counts = severityCounts(model.findings);
+  // The badge counts the app's findings: the user's experiments only when the Findings view shows them.
+  const counts = severityCounts(counted(model.findings));
   const onKey = (e: KeyboardEvent) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
     const i = VIEWS.findIndex((v) => v.id === view.value);
@@ -90,6 +102,26 @@ function Tabs() {
   );
 }
 
+/**
+ * The panel's one-line word on what just happened (an import, above all);
+ * text only. The live region is always there, so a screen reader announces
+ * the line when it appears.
+ */
+function Notice() {
+  return (
+    <div class={notice.value ? 'notice' : 'notice-idle'} role="status">
+      {notice.value && (
+        <>
+          <span class="notice-text">{notice.value}</span>{' '}
+          <button class="icon" aria-label="Dismiss" onClick={() => (notice.value = null)}>
+            ✕
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
 export function App({ tabId }: { tabId: number | null }) {
   void version.value;
   if (tabId === null && source.value === 'live') {
@@ -100,6 +132,7 @@ export function App({ tabId }: { tabId: number | null }) {
           open a session file
         </button>
         .
+        <Notice />
       </div>
     );
   }
@@ -131,14 +164,23 @@ export function App({ tabId }: { tabId: number | null }) {
         <label title="Keep events across reloads and navigations">
           <input type="checkbox" checked={preserveLog.value} onChange={(e) => setPreserveLog((e.target as HTMLInputElement).checked)} /> Preserve log
         </label>
-        <select aria-label="Client" value={selectedClient.value} onChange={(e) => (selectedClient.value = (e.target as HTMLSelectElement).value)}>
+        <select aria-label="Filter by client" title="Show one client's traffic in every view" value={selectedClient.value} onChange={(e) => (selectedClient.value = (e.target as HTMLSelectElement).value)}>
           <option value="">All clients ({clients.length})</option>
           {clients.map((c) => (
-            <option value={c.key}>
-              {c.kind}: {c.label}
-            </option>
+            <option value={c.key}>{clientOption(c)}</option>
           ))}
         </select>
+        <label title="The spec release clients are judged by: OUI traffic declares none, so pick the one your app implements. Rules written after it raise nothing.">
+          Spec{' '}
+          <select aria-label="Spec version" data-testid="spec-version" value={specVersion.value} onChange={(e) => setSpecVersion((e.target as HTMLSelectElement).value)}>
+            {[...SPEC_VERSIONS].reverse().map((v) => (
+              <option value={v}>
+                {v}
+                {v === SPEC_VERSIONS[SPEC_VERSIONS.length - 1] ? ' (newest)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
         <button title="Export the session to a file" onClick={download}>
           Export
         </button>
@@ -155,11 +197,7 @@ export function App({ tabId }: { tabId: number | null }) {
         {recorder.evicted > 0 && <span class="warn">{recorder.evicted} oldest events dropped from the panel</span>}
       </header>
       <Tabs />
-      {notice.value && (
-        <div class="notice" role="status">
-          {notice.value} <button class="icon" aria-label="Dismiss" onClick={() => (notice.value = null)}>✕</button>
-        </div>
-      )}
+      <Notice />
       <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>
         {current.render()}
       </div>

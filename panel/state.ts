@@ -6,8 +6,10 @@
  */
 import { signal } from '@preact/signals';
 import { Recorder } from '../src/session/recorder.ts';
-import { SessionModel } from '../src/session/model.ts';
-import { exportSession, parseSessionFile } from '../src/session/session-file.ts';
+import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/merge.ts';
+import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/rules.ts';
+import type { SessionModel } from '../src/session/model.ts';
+import { exportSession, importOutcome } from '../src/session/session-file.ts';
 import type { WireEvent } from '../src/session/wire.ts';
 import { connectPanel, type Connection } from './connection.ts';
 import { onAnswer } from './injector.ts';
@@ -26,6 +28,13 @@ export const pausedAt = signal<number | null>(null);
 export const preserveLog = signal(localStorage.getItem('oui.preserveLog') === '1');
 export const notice = signal<string | null>(null);
 export const source = signal<'live' | 'import'>('live');
+/** The spec release clients are judged by: the traffic declares none, so the user's pick (default: the newest). */
+export const specVersion = signal<SpecVersion>(storedSpecVersion());
+
+function storedSpecVersion(): SpecVersion {
+  const v = localStorage.getItem('oui.specVersion');
+  return isSpecVersion(v) ? v : LATEST_SPEC_VERSION;
+}
 
 let redrawScheduled = false;
 /**
@@ -42,19 +51,45 @@ function redraw(): void {
 }
 
 export let recorder = new Recorder(undefined, onNavigate);
-export let model = new SessionModel();
+/**
+ * The model is fed through the merge (src/session/merge.ts), never in
+ * arrival order: batches of an iframe's hook and of the host's race each
+ * other, and a rebuild may replace the model, so `model` is re-read from the
+ * feed after each step.
+ */
+let feed = newFeed();
+export let model: SessionModel = feed.model;
 export let connection: Connection | null = null;
+
+function newFeed(): ModelFeed {
+  return new ModelFeed((key) => recorder.clients.get(key), { model: { specVersion: specVersion.value } });
+}
+
+let releaseTimer: ReturnType<typeof setTimeout> | undefined;
+/** Events held in the reorder window are applied when it closes, even if nothing else arrives. */
+function scheduleRelease(): void {
+  const due = feed.nextRelease();
+  if (due === undefined || releaseTimer !== undefined) return;
+  releaseTimer = setTimeout(() => {
+    releaseTimer = undefined;
+    if (source.value !== 'live') return;
+    if (feed.release(Date.now())) {
+      model = feed.model;
+      redraw();
+    }
+    scheduleRelease();
+  }, Math.max(0, due - Date.now()) + 1);
+}
 
 /** The inspected page navigated or reloaded: start afresh unless the log is preserved. Runs before the new page's first batch is taken in. */
 function onNavigate(): void {
   if (!preserveLog.value) clearAll();
 }
 
-function feed(events: WireEvent[]): void {
-  for (const ev of events) {
-    const client = recorder.clients.get(ev.client);
-    if (client) model.apply(ev, client);
-  }
+function feedLive(events: WireEvent[]): void {
+  feed.add(events, Date.now());
+  model = feed.model;
+  scheduleRelease();
 }
 
 export function startLive(tabId: number): void {
@@ -63,8 +98,11 @@ export function startLive(tabId: number): void {
     capture(frameId, message) {
       if ((message as { type?: unknown } | null)?.type === 'answer') return onAnswer(message);
       if (source.value !== 'live') return;
+      const hook = (message as { hook?: unknown } | null)?.hook;
       const fresh = recorder.accept(frameId, message);
-      feed(fresh);
+      // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
+      if (typeof hook === 'string') feed.noteHook(hook, Date.now());
+      if (fresh.length) feedLive(fresh);
       if (fresh.length || (message as { type?: string })?.type === 'items') redraw();
     },
     status(on) {
@@ -74,10 +112,25 @@ export function startLive(tabId: number): void {
   });
   setInterval(() => {
     if (source.value !== 'live') return;
-    const before = model.findings.length;
-    model.tick(Date.now());
-    if (model.findings.length !== before) redraw();
+    const changed = feed.tick(Date.now());
+    model = feed.model;
+    if (changed) redraw();
   }, 1000);
+}
+
+/** Judge by another spec release: the session is evaluated again from what was recorded, at once. */
+export function setSpecVersion(v: string): void {
+  if (!isSpecVersion(v) || v === specVersion.value) return;
+  specVersion.value = v;
+  localStorage.setItem('oui.specVersion', v);
+  feed = newFeed();
+  // Stamped as arrived a window ago: nothing waits, the whole recording is judged now.
+  const now = Date.now();
+  feed.add(recorder.events, now - REORDER_WINDOW_MS - 1);
+  if (source.value === 'import') feed.finish();
+  else feed.release(now);
+  model = feed.model;
+  version.value++;
 }
 
 export function setPreserveLog(on: boolean): void {
@@ -88,7 +141,8 @@ export function setPreserveLog(on: boolean): void {
 /** Forget what the panel shows; the page's buffer and cursors are untouched, so nothing is replayed twice. */
 export function clearAll(): void {
   recorder.clear();
-  model = new SessionModel();
+  feed = newFeed();
+  model = feed.model;
   selectedEvent.value = null;
   pausedAt.value = pausedAt.value === null ? null : 0;
   version.value++;
@@ -98,30 +152,33 @@ export function exportJson(): string {
   return JSON.stringify(exportSession(recorder.clients.values(), recorder.events));
 }
 
-export function importJson(text: string): void {
-  const parsed = parseSessionFile(text);
+/** Opens a session file; one that cannot be opened says why in one line and leaves the session on screen as it was. */
+export function importJson(text: string, name?: string): void {
+  const parsed = importOutcome(text, name);
   if (!parsed.ok) {
-    notice.value = `Import failed: ${parsed.error}`;
+    notice.value = parsed.line;
     return;
   }
   source.value = 'import';
   recorder = new Recorder();
   for (const c of parsed.file.clients) recorder.clients.set(c.key, c);
   recorder.add(parsed.file.events);
-  model = new SessionModel();
-  feed(recorder.events);
-  const last = recorder.events.at(-1);
-  if (last) model.tick(last.t);
+  // A finished recording: merged, ticked at its end, and what is still missing is missing for certain.
+  feed = newFeed();
+  feed.add(parsed.file.events, Date.now());
+  feed.finish();
+  model = feed.model;
   selectedEvent.value = null;
   selectedClient.value = '';
-  notice.value = `Imported ${parsed.file.events.length} events from a session exported ${parsed.file.exportedAt || 'at an unknown time'}${parsed.skipped ? `; ${parsed.skipped} malformed entries skipped` : ''}. Live capture is off until you go back to live.`;
+  notice.value = parsed.line;
   version.value++;
 }
 
 export function backToLive(): void {
   source.value = 'live';
   recorder = new Recorder(undefined, onNavigate);
-  model = new SessionModel();
+  feed = newFeed();
+  model = feed.model;
   notice.value = null;
   // Replays everything the page still holds, from the start.
   connection?.send({ type: 'subscribe', cursors: {} });

@@ -6,6 +6,8 @@
  * anything the form cannot express (or invalid params, on purpose) can still
  * be sent.
  */
+import { createContext } from 'preact';
+import { useContext, useId } from 'preact/hooks';
 import type { JSONSchema } from '../../src/protocol/index.ts';
 import { describeType } from './schema-view.tsx';
 
@@ -82,20 +84,52 @@ interface FieldProps {
   schema: JSONSchema;
   value: Value;
   onChange: (v: Value) => void;
+  /** JSON Pointer of the value in the params. */
   path: string;
   depth: number;
+  /** What a user calls this field: its property name, "tags item 2", "params". */
+  name: string;
+  /** Set when a visible <label for> names this control; otherwise the control names itself with `name`. */
+  id?: string;
+  /** The hint that describes this field. */
+  describedBy?: string;
+  /** A required member: said to assistive technology, since the asterisk is hidden from it. */
+  required?: boolean;
 }
 
-function Field({ schema, value, onChange, path, depth }: FieldProps) {
+/** Whether the field renders one form control that a <label for> can point at. */
+function isSingleControl(s: JSONSchema): boolean {
+  if ('const' in s) return false;
+  const alts = s.oneOf ?? s.anyOf;
+  if (Array.isArray(alts) && alts.length && !s.properties) return false;
+  if (Array.isArray(s.enum)) return true;
+  const t = typeOf(s);
+  return t === 'string' || t === 'number' || t === 'integer' || t === 'boolean';
+}
+
+/** An id a <label for> can point at: unique per form, from the pointer. */
+function idFor(formId: string, path: string): string {
+  return `${formId}-f${path.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
+}
+
+function Field({ schema, value, onChange, path, depth, name, id, describedBy, required }: FieldProps) {
   if (depth > MAX_DEPTH) return <span class="muted">too deep for the form: use the JSON editor</span>;
   if ('const' in schema) return <code class="const">{JSON.stringify(schema.const)}</code>;
+  // A control named by a <label for> takes its name from it; one without takes `name` (array items, the top level).
+  const named = {
+    ...(id ? { id } : { 'aria-label': name }),
+    ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+    ...(required ? { 'aria-required': true } : {}),
+    'data-path': path,
+  };
   const alts = schema.oneOf ?? schema.anyOf;
   if (Array.isArray(alts) && alts.length && !schema.properties) {
     const index = pickAlternative(alts, value);
     return (
       <div class="alt">
         <select
-          aria-label={`${path || 'params'}: alternative`}
+          aria-label={`${name}: alternative`}
+          data-path={path}
           value={String(index)}
           onChange={(e) => onChange(initialValue(alts[Number((e.target as HTMLSelectElement).value)], depth + 1) ?? emptyOf(alts[Number((e.target as HTMLSelectElement).value)]!))}
         >
@@ -103,7 +137,7 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
             <option value={String(i)}>{a.description ?? `${i + 1}: ${describeType(a)}`}</option>
           ))}
         </select>
-        <Field schema={alts[index]!} value={value} onChange={onChange} path={path} depth={depth + 1} />
+        <Field schema={alts[index]!} value={value} onChange={onChange} path={path} depth={depth + 1} name={name} />
       </div>
     );
   }
@@ -111,7 +145,7 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
     const options = schema.enum;
     const index = options.findIndex((o) => o === value);
     return (
-      <select aria-label={path} value={index < 0 ? '' : String(index)} onChange={(e) => {
+      <select {...named} value={index < 0 ? '' : String(index)} onChange={(e) => {
         const v = (e.target as HTMLSelectElement).value;
         onChange(v === '' ? undefined : options[Number(v)]);
       }}>
@@ -126,7 +160,7 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
     case 'string':
       return (
         <input
-          aria-label={path}
+          {...named}
           type="text"
           value={typeof value === 'string' ? value : ''}
           minLength={schema.minLength}
@@ -141,7 +175,7 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
       const integer = typeOf(schema) === 'integer';
       return (
         <input
-          aria-label={path}
+          {...named}
           type="number"
           step={integer ? 1 : 'any'}
           min={schema.minimum}
@@ -157,9 +191,9 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
       );
     }
     case 'boolean':
-      return <input aria-label={path} type="checkbox" checked={value === true} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />;
+      return <input {...named} type="checkbox" checked={value === true} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />;
     case 'object':
-      return <ObjectFields schema={schema} value={value} onChange={onChange} path={path} depth={depth} />;
+      return <ObjectFields schema={schema} value={value} onChange={onChange} path={path} depth={depth} name={name} />;
     case 'array': {
       const list = Array.isArray(value) ? value : [];
       const items = (schema.items && typeof schema.items === 'object' ? schema.items : {}) as JSONSchema;
@@ -167,13 +201,13 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
         <div class="array">
           {list.map((item, i) => (
             <div class="array-item" key={i}>
-              <Field schema={items} value={item} path={`${path}/${i}`} depth={depth + 1} onChange={(v) => onChange(list.map((x, j) => (j === i ? v : x)))} />
-              <button class="icon" aria-label={`remove ${path}/${i}`} onClick={() => onChange(list.filter((_, j) => j !== i))}>
+              <Field schema={items} value={item} path={`${path}/${i}`} depth={depth + 1} name={`${name} item ${i + 1}`} onChange={(v) => onChange(list.map((x, j) => (j === i ? v : x)))} />
+              <button class="icon" aria-label={`remove ${name} item ${i + 1}`} onClick={() => onChange(list.filter((_, j) => j !== i))}>
                 ✕
               </button>
             </div>
           ))}
-          <button onClick={() => onChange([...list, initialValue(items, depth + 1) ?? emptyOf(items)])}>Add item</button>
+          <button aria-label={`add ${name} item`} onClick={() => onChange([...list, initialValue(items, depth + 1) ?? emptyOf(items)])}>Add item</button>
         </div>
       );
     }
@@ -182,7 +216,11 @@ function Field({ schema, value, onChange, path, depth }: FieldProps) {
   }
 }
 
+/** The id prefix of the form being rendered: ids must be unique in the document, pointers repeat across forms. */
+const FormId = createContext('sf');
+
 function ObjectFields({ schema, value, onChange, path, depth }: FieldProps) {
+  const formId = useContext(FormId);
   const obj = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, Value>) : {};
   const required = new Set(schema.required ?? []);
   const set = (k: string, v: Value) => {
@@ -195,15 +233,47 @@ function ObjectFields({ schema, value, onChange, path, depth }: FieldProps) {
     <div class="object">
       {Object.entries(schema.properties ?? {}).map(([k, sub]) => {
         const s = (sub && typeof sub === 'object' ? sub : {}) as JSONSchema;
+        const id = idFor(formId, `${path}/${k}`);
+        const hint = !Array.isArray(s.enum) ? `${id}-hint` : undefined;
+        // One control: its <label> points at it. Several (an object, a list, alternatives): the label names their group.
+        // The name is the property alone: "required" is said by the hint, so the asterisk stays outside the label.
+        const single = isSingleControl(s);
         return (
-          <div class="form-row" key={k}>
-            <label title={s.description}>
-              <code>{k}</code>
-              {required.has(k) && <span class="req">*</span>}
-            </label>
+          <div class="form-row" key={k} {...(single ? {} : { role: 'group', 'aria-labelledby': `${id}-label` })}>
+            <span class="form-label">
+              {single ? (
+                <label for={id} id={`${id}-label`} title={s.description}>
+                  <code>{k}</code>
+                </label>
+              ) : (
+                <span id={`${id}-label`} title={s.description}>
+                  <code>{k}</code>
+                </span>
+              )}
+              {required.has(k) && (
+                <span class="req" title="required" aria-hidden="true">
+                  *
+                </span>
+              )}
+            </span>
             <div class="form-input">
-              <Field schema={s} value={obj[k]} path={`${path}/${k}`} depth={depth + 1} onChange={(v) => set(k, v)} />
-              {!Array.isArray(s.enum) && <span class="muted hint">{describeType(s)}</span>}
+              <Field
+                schema={s}
+                value={obj[k]}
+                path={`${path}/${k}`}
+                depth={depth + 1}
+                name={k}
+                {...(single ? { id } : {})}
+                {...(hint ? { describedBy: hint } : {})}
+                required={required.has(k)}
+                onChange={(v) => set(k, v)}
+              />
+              {hint && (
+                <span class="muted hint" id={hint}>
+                  {required.has(k) ? 'required · ' : ''}
+                  {describeType(s)}
+                </span>
+              )}
             </div>
           </div>
         );
@@ -213,9 +283,12 @@ function ObjectFields({ schema, value, onChange, path, depth }: FieldProps) {
 }
 
 export function SchemaForm({ schema, value, onChange }: { schema: JSONSchema; value: Value; onChange: (v: Value) => void }) {
+  const formId = useId();
   return (
-    <div class="schema-form" role="group" aria-label="Params form">
-      <Field schema={schema} value={value} onChange={onChange} path="" depth={0} />
-    </div>
+    <FormId.Provider value={formId}>
+      <div class="schema-form" role="group" aria-label="Params form">
+        <Field schema={schema} value={value} onChange={onChange} path="" depth={0} name="params" />
+      </div>
+    </FormId.Provider>
   );
 }

@@ -8,7 +8,9 @@ import { requestOf } from './timeline.tsx';
 import { FindingLine } from './findings.tsx';
 import { composer, openComposer, sendComposed, type ComposerState } from './inject.tsx';
 
-const tab = signal<'payload' | 'raw' | 'exchange'>('payload');
+type DetailTab = 'payload' | 'raw' | 'exchange';
+/** The tab picked, and for which event: a newly selected event opens on its payload, whatever was picked for the last one. */
+const tab = signal<{ eventId: string; tab: DetailTab } | null>(null);
 
 export function EventLink({ id, label }: { id: string; label?: string }) {
   const ev = recorder.byId.get(id);
@@ -93,6 +95,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
   void version.value;
   const client = recorder.clients.get(ev.client);
   const findings = model.findings.filter((f) => f.events.includes(ev.id));
+  const current: DetailTab = tab.value?.eventId === ev.id ? tab.value.tab : 'payload';
   return (
     <aside class="detail" aria-label="Event detail" data-testid="event-detail">
       <header>
@@ -105,6 +108,11 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           ✕
         </button>
       </header>
+      {(ev.injected || model.isExperiment(ev.id)) && (
+        <p class="experiment-note" data-testid="experiment-note">
+          {ev.injected ? 'Sent by this panel (injected or replayed)' : 'Answers a request this panel injected or replayed'}: your experiment, not the app's own traffic. Its findings are left out of the app's counts unless shown.
+        </p>
+      )}
       {ev.type === 'action:request' && <Replay ev={ev} />}
       {findings.length > 0 && (
         <ul class="findings-inline">
@@ -113,17 +121,17 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           ))}
         </ul>
       )}
-      <nav class="subtabs" role="tablist">
+      <nav class="subtabs" role="tablist" aria-label="Event detail tabs">
         {(['payload', 'raw', 'exchange'] as const).map((t) => (
-          <button role="tab" aria-selected={tab.value === t} onClick={() => (tab.value = t)}>
+          <button role="tab" id={`detail-tab-${t}`} aria-selected={current === t} aria-controls="detail-body" onClick={() => (tab.value = { eventId: ev.id, tab: t })}>
             {t}
           </button>
         ))}
       </nav>
-      <div class="detail-body">
-        {tab.value === 'payload' && <JsonTree value={ev.payload} />}
-        {tab.value === 'raw' && <pre class="raw">{ev.raw ?? '(no raw text: binary, direct call or over the capture cap)'}</pre>}
-        {tab.value === 'exchange' && <Exchange ev={ev} />}
+      <div class="detail-body" id="detail-body" role="tabpanel" aria-labelledby={`detail-tab-${current}`}>
+        {current === 'payload' && <JsonTree value={ev.payload} />}
+        {current === 'raw' && <pre class="raw">{ev.raw ?? '(no raw text: binary, direct call or over the capture cap)'}</pre>}
+        {current === 'exchange' && <Exchange ev={ev} />}
       </div>
     </aside>
   );

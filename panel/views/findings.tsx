@@ -1,11 +1,44 @@
-/** All conformance findings, filterable by severity, each linked to the events that show it. */
+/**
+ * All conformance findings, filterable by severity and by the party at fault
+ * (the page's client or its agent runtime), each linked to the events that
+ * show it, judged by the spec release picked in the toolbar.
+ */
 import { signal } from '@preact/signals';
-import type { Finding, Severity } from '../../src/session/model-types.ts';
+import type { Finding, Party, Severity } from '../../src/session/model-types.ts';
+import { ruleById } from '../../src/session/rules.ts';
+import { copyText, safeJson } from '../copy.ts';
 import { clock } from '../format.ts';
-import { model, recorder, selectedClient, selectedEvent, version, view } from '../state.ts';
+import { model, recorder, selectedClient, selectedEvent, specVersion, version, view } from '../state.ts';
 
 const SEVERITIES: Severity[] = ['critical', 'error', 'warning', 'info'];
+const PARTIES: Party[] = ['client', 'runtime'];
 const shown = signal<Record<Severity, boolean>>({ critical: true, error: true, warning: true, info: true });
+const parties = signal<Record<Party, boolean>>({ client: true, runtime: true });
+const copied = signal(false);
+/**
+ * Findings of the user's own experiments (injected or replayed requests, and
+ * what answered them) are the app's behaviour under test, not its traffic:
+ * left out of the list, the counts and the tab's badge unless asked for.
+ */
+export const showExperiments = signal(false);
+
+/** The findings that count: the app's own, and the experiments' too when shown. */
+export function counted(list: Finding[], withExperiments = showExperiments.value): Finding[] {
+  return withExperiments ? list : list.filter((f) => !f.experiment);
+}
+
+/** What the export carries: each finding with its rule's title and the release it is judged by. */
+export function findingsExport(list: Finding[], judgedBy: string): unknown {
+  return {
+    specVersion: judgedBy,
+    findings: list.map((f) => ({ ...f, title: ruleById(f.rule)?.title ?? '', since: ruleById(f.rule)?.since ?? '' })),
+  };
+}
+
+async function copyAll(list: Finding[]): Promise<void> {
+  copied.value = await copyText(safeJson(findingsExport(list, specVersion.value)));
+  setTimeout(() => (copied.value = false), 1500);
+}
 
 function open(id: string): void {
   selectedEvent.value = id;
@@ -14,9 +47,17 @@ function open(id: string): void {
 
 export function FindingLine({ finding: f }: { finding: Finding }) {
   return (
-    <li class={`finding sev-${f.severity}`} data-rule={f.rule}>
+    <li class={`finding sev-${f.severity}${f.experiment ? ' experiment' : ''}`} data-rule={f.rule} data-experiment={f.experiment ? 'true' : undefined}>
       <span class={`badge sev-${f.severity}`}>{f.severity}</span>
+      {f.experiment && (
+        <span class="badge experiment" title="Raised by a request you injected or replayed, or by what answered it: not the app's own traffic">
+          your experiment
+        </span>
+      )}
       <span class="section">{f.section}</span>
+      <span class={`party party-${f.party}`} data-party={f.party} title={f.party === 'client' ? "The page's OUI client is at fault" : 'The agent runtime is at fault'}>
+        {f.party}
+      </span>
       <span class="message">{f.message}</span>
       <span class="events">
         {f.events.slice(0, 4).map((id, i) => (
@@ -38,9 +79,13 @@ export function severityCounts(list: Finding[]): Record<Severity, number> {
 export function Findings() {
   void version.value;
   const client = selectedClient.value;
-  const all = model.findings.filter((f) => !client || f.client === client);
+  const ofClient = model.findings.filter((f) => !client || f.client === client);
+  const experiments = ofClient.filter((f) => f.experiment).length;
+  const all = counted(ofClient);
   const counts = severityCounts(all);
-  const list = all.filter((f) => shown.value[f.severity]);
+  const byParty: Record<Party, number> = { client: 0, runtime: 0 };
+  for (const f of all) byParty[f.party]++;
+  const list = all.filter((f) => shown.value[f.severity] && parties.value[f.party]);
   return (
     <div class="view findings" data-testid="findings-view">
       <div class="filterbar">
@@ -50,10 +95,32 @@ export function Findings() {
             {s} ({counts[s]})
           </label>
         ))}
+        {PARTIES.map((p) => (
+          <label class={`toggle party-${p}`}>
+            <input type="checkbox" checked={parties.value[p]} onChange={() => (parties.value = { ...parties.value, [p]: !parties.value[p] })} />
+            {p === 'client' ? 'client at fault' : 'runtime at fault'} ({byParty[p]})
+          </label>
+        ))}
+        <label class="toggle experiment" title="Findings raised by requests you injected or replayed from this panel, and by what answered them. They are not counted as the app's unless shown.">
+          <input type="checkbox" checked={showExperiments.value} onChange={() => (showExperiments.value = !showExperiments.value)} />
+          show my experiments ({experiments})
+        </label>
+        <span class="muted" data-testid="judged-version" title="Pick another release in the toolbar">
+          judged by spec {specVersion.value}
+        </span>
+        <button title="Copy the findings shown, as JSON" onClick={() => void copyAll(list)}>
+          {copied.value ? 'Copied' : 'Copy as JSON'}
+        </button>
         {model.findingsDropped > 0 && <span class="warn">{model.findingsDropped} older findings dropped</span>}
       </div>
       {list.length === 0 ? (
-        <p class="empty">{all.length ? 'No finding of the selected severities.' : 'No conformance findings so far.'}</p>
+        <p class="empty">
+          {all.length
+            ? 'No finding of the selected severities.'
+            : experiments && !showExperiments.value
+              ? `No finding of the app's own traffic; ${experiments} from your experiments are hidden.`
+              : 'No conformance findings so far.'}
+        </p>
       ) : (
         <ul class="finding-list">
           {list.map((f) => (

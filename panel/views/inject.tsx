@@ -7,8 +7,11 @@
  */
 import { signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
-import { argsHashSync, requiresApproval, validateJson, type OUIAction, type OUISurface } from '../../src/protocol/index.ts';
+import { argsHashSync, requiresApproval, validateJson, type OUIAction, type OUIActionResult, type OUISurface } from '../../src/protocol/index.ts';
 import { whyNotInjectable } from '../../src/session/injection.ts';
+import type { RequestState } from '../../src/session/model-types.ts';
+import type { WireClient } from '../../src/session/wire.ts';
+import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaForm, initialValue } from '../components/schema-form.tsx';
 import { clock, short } from '../format.ts';
 import { deleteSaved, injectRequest, injections, loadSaved, saveRequest, type SavedRequest } from '../injector.ts';
@@ -139,6 +142,58 @@ function Saved({ origin, onLoad }: { origin: string; onLoad: (s: SavedRequest) =
   );
 }
 
+/** A client as the composer offers it: transport, where, and the surfaces it has mounted, so two clients of one page tell apart. */
+export function clientOption(client: WireClient): string {
+  const ids = [...(model.clients.get(client.key)?.surfaces.keys() ?? [])];
+  const shown = ids.slice(0, 4).join(', ') + (ids.length > 4 ? ` +${ids.length - 4} more` : '');
+  return `${client.kind}: ${client.label} — ${ids.length === 0 ? 'no surfaces' : `${ids.length === 1 ? 'surface' : 'surfaces'} ${shown}`}`;
+}
+
+/** The client's final answer, in one line: "success", "error CODE: message", or where the request stands. */
+function answerLine(state: RequestState | undefined): { line: string; final?: OUIActionResult } {
+  const final = state?.results.filter((x) => !x.result.interim).at(-1)?.result;
+  if (final) return { line: final.success ? 'success' : `error ${final.error?.code ?? ''}: ${short(final.error?.message, 80)}`, final };
+  return { line: state?.status ?? '' };
+}
+
+/** The answer opened up in its history row: the data, or the error's code, message and details. */
+function AnswerBody({ result, id }: { result: OUIActionResult; id: string }) {
+  return (
+    <div class="answer-body" id={id} role="region" aria-label="Answer">
+      {result.success ? (
+        result.data === undefined ? (
+          <p class="muted">no data</p>
+        ) : (
+          <JsonTree value={result.data} />
+        )
+      ) : (
+        <dl>
+          <dt>code</dt>
+          <dd class="mono">{String(result.error?.code ?? '(none)')}</dd>
+          <dt>message</dt>
+          <dd>{String(result.error?.message ?? '(none)')}</dd>
+          {result.error?.details !== undefined && (
+            <>
+              <dt>details</dt>
+              <dd>
+                <JsonTree value={result.error.details} />
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
+    </div>
+  );
+}
+
+const expanded = signal<ReadonlySet<string>>(new Set());
+
+function toggle(id: string): void {
+  const next = new Set(expanded.value);
+  if (!next.delete(id)) next.add(id);
+  expanded.value = next;
+}
+
 function History() {
   // Model state is mutated in place: read the version so this re-renders with it.
   void version.value;
@@ -157,8 +212,8 @@ function History() {
       <tbody>
         {list.map((r) => {
           const state = model.clients.get(r.client)?.requests.get(r.request.requestId);
-          const final = state?.results.filter((x) => !x.result.interim).at(-1)?.result;
-          const answer = final ? (final.success ? 'success' : `error ${final.error?.code ?? ''}: ${short(final.error?.message, 80)}`) : (state?.status ?? '');
+          const { line: answer, final } = answerLine(state);
+          const open = expanded.value.has(r.id);
           const firstSend = state?.sends.find((s) => s.injected)?.eventId ?? state?.sends[0]?.eventId;
           return (
             <tr key={r.id} data-status={r.status} data-request-id={r.request.requestId}>
@@ -179,7 +234,21 @@ function History() {
                 {r.error ? `: ${r.error}` : ''}
                 {r.letThrough ? '' : ' · answer kept from the runtime'}
               </td>
-              <td data-testid="inject-answer">{answer}</td>
+              <td class="answer">
+                {final ? (
+                  <>
+                    <button class="link disclosure" aria-expanded={open} aria-controls={`${r.id}-answer`} onClick={() => toggle(r.id)}>
+                      <span aria-hidden="true">{open ? '▾' : '▸'} </span>
+                      <span data-testid="inject-answer" class={final.success ? 'ok' : 'warn'}>
+                        {answer}
+                      </span>
+                    </button>
+                    {open && <AnswerBody result={final} id={`${r.id}-answer`} />}
+                  </>
+                ) : (
+                  <span data-testid="inject-answer">{answer}</span>
+                )}
+              </td>
             </tr>
           );
         })}
@@ -215,13 +284,11 @@ export function Inject() {
       <div class="composer">
         <div class="pickers">
           <label>
-            Client{' '}
+            Inject into client{' '}
             <select aria-label="Inject into client" value={c.client} onChange={(e) => update({ client: (e.target as HTMLSelectElement).value, surfaceId: '', actionId: '' })}>
               <option value="">— choose —</option>
               {clients.map((cl) => (
-                <option value={cl.key}>
-                  {cl.kind}: {cl.label}
-                </option>
+                <option value={cl.key}>{clientOption(cl)}</option>
               ))}
             </select>
           </label>

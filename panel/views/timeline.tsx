@@ -83,11 +83,14 @@ function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: 
   const req = requestOf(ev);
   const client = recorder.clients.get(ev.client);
   const isRequest = ev.type === 'action:request';
+  // The user's own experiment: the injected request itself, or what answers it.
+  const experiment = ev.injected === true || model.isExperiment(ev.id);
   return (
     <div
       role="row"
       aria-selected={selected}
-      class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''}`}
+      class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''}`}
+      data-experiment={experiment ? 'true' : undefined}
       data-type={typeLabel(ev)}
       data-id={ev.id}
       data-client-kind={client?.kind}
@@ -97,7 +100,10 @@ function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: 
       <span class="c-time">{clock(ev.t)}</span>
       <span class="c-client" title={client?.label}>{client?.kind ?? '?'}</span>
       <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
-      <span class="c-type">{typeLabel(ev)}{ev.injected ? ' (injected)' : ''}</span>
+      <span class="c-type">
+        {typeLabel(ev)}
+        {ev.injected ? ' (injected)' : experiment ? ' (your experiment)' : ''}
+      </span>
       <span class="c-target">{target(ev, req)}</span>
       <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
       <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>

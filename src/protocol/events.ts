@@ -44,6 +44,13 @@ export interface Problem {
   message: string;
   /** The spec section the rule comes from, e.g. '§7.3.2'. */
   section?: string;
+  /**
+   * The conformance rule it falls under (a rule id of the session model's
+   * rule table), given where the problem is raised rather than guessed from
+   * its wording later. Absent: a missing or mistyped field of no rule of its
+   * own, charged to whoever sent the event.
+   */
+  rule?: string;
   severity: 'error' | 'warning';
 }
 
@@ -72,25 +79,30 @@ class Problems {
   private dropped = 0;
   fatal = false;
 
-  add(severity: 'error' | 'warning', path: string, message: string, section?: string): void {
+  add(severity: 'error' | 'warning', path: string, message: string, section?: string, rule?: string): void {
     if (this.list.length >= MAX_PROBLEMS) {
       this.dropped++;
       return;
     }
     const p: Problem = { path, message, severity };
     if (section !== undefined) p.section = section;
+    if (rule !== undefined) p.rule = rule;
     this.list.push(p);
   }
-  error(path: string, message: string, section?: string): void {
-    this.add('error', path, message, section);
+  error(path: string, message: string, section?: string, rule?: string): void {
+    this.add('error', path, message, section, rule);
   }
-  warn(path: string, message: string, section?: string): void {
-    this.add('warning', path, message, section);
+  warn(path: string, message: string, section?: string, rule?: string): void {
+    this.add('warning', path, message, section, rule);
   }
   /** An error that makes the event unusable. */
-  fail(path: string, message: string, section?: string): void {
+  fail(path: string, message: string, section?: string, rule?: string): void {
     this.fatal = true;
-    this.add('error', path, message, section);
+    this.add('error', path, message, section, rule);
+  }
+  /** Problems collected apart (to decide later whether they are fatal), added here as they are. */
+  addAll(list: Problem[]): void {
+    for (const q of list) this.add(q.severity, q.path, q.message, q.section, q.rule);
   }
   done(): Problem[] {
     if (this.dropped > 0) {
@@ -401,11 +413,12 @@ function required(
   test: (v: unknown) => boolean,
   expected: string,
   section?: string,
+  rule?: string,
 ): boolean {
   const present = hasOwn(o, key);
   const v = present ? o[key] : undefined;
   if (present && test(v)) return true;
-  p.fail(ptr(base, key), `${key} must be ${expected} (got ${kindOf(v, present)})`, section);
+  p.fail(ptr(base, key), `${key} must be ${expected} (got ${kindOf(v, present)})`, section, rule);
   return false;
 }
 
@@ -418,10 +431,11 @@ function optional(
   test: (v: unknown) => boolean,
   expected: string,
   section?: string,
+  rule?: string,
 ): boolean {
   if (!hasOwn(o, key)) return false;
   if (test(o[key])) return true;
-  p.error(ptr(base, key), `${key} must be ${expected} when present (got ${kindOf(o[key])}); left out`, section);
+  p.error(ptr(base, key), `${key} must be ${expected} when present (got ${kindOf(o[key])}); left out`, section, rule);
   delete o[key];
   return false;
 }
@@ -436,14 +450,16 @@ function checkTimestamp(p: Problems, o: Obj, base: string, section: string, isRe
   else if (t < 0) p.warn(ptr(base, 'timestamp'), `timestamp ${t} is negative`, section);
 }
 
-function checkSurfaceIdValue(p: Problems, id: string, path: string): void {
+/** `declared`: the id of a surface the client declares (its rule); otherwise an id some event names, charged to its sender. */
+function checkSurfaceIdValue(p: Problems, id: string, path: string, declared = true): void {
   const why = checkSurfaceId(id);
-  if (why) p.error(path, `surface id ${JSON.stringify(id)} ${why}`, '§3.2');
+  if (why) p.error(path, `surface id ${JSON.stringify(id)} ${why}`, '§3.2', declared ? 'surface-id' : undefined);
 }
 
-function checkActionIdValue(p: Problems, id: string, path: string, what: 'action' | 'observation'): void {
+function checkActionIdValue(p: Problems, id: string, path: string, what: 'action' | 'observation', declared = true): void {
   const why = checkActionId(id);
-  if (why) p.error(path, `${what} id ${JSON.stringify(id)} ${why}`, what === 'action' ? '§4.2' : '§5.2');
+  const rule = !declared ? undefined : what === 'action' ? 'action-id' : 'observation-id';
+  if (why) p.error(path, `${what} id ${JSON.stringify(id)} ${why}`, what === 'action' ? '§4.2' : '§5.2', rule);
 }
 
 /** Looks for `$ref`s that leave the schema (§4.3: self-contained), within a bounded walk. */
@@ -471,57 +487,59 @@ const isSchema = (v: unknown): boolean => isObj(v) || typeof v === 'boolean';
 /** Checks one action; returns whether it is usable. Mistyped optional members are removed. */
 function checkAction(p: Problems, a: unknown, base: string): a is Obj {
   if (!isObj(a)) {
-    p.fail(base, `an action must be an object (got ${kindOf(a)})`, '§4.1');
+    p.fail(base, `an action must be an object (got ${kindOf(a)})`, '§4.1', 'action-shape');
     return false;
   }
-  let usable = required(p, a, 'id', base, isString, 'a string', '§4.1');
+  const A = 'action-shape';
+  let usable = required(p, a, 'id', base, isString, 'a string', '§4.1', A);
   if (usable) checkActionIdValue(p, a.id as string, ptr(base, 'id'), 'action');
-  usable = required(p, a, 'description', base, isString, 'a string', '§4.1') && usable;
-  usable = required(p, a, 'input', base, isObj, 'a JSON Schema object', '§4.1') && usable;
+  usable = required(p, a, 'description', base, isString, 'a string', '§4.1', A) && usable;
+  usable = required(p, a, 'input', base, isObj, 'a JSON Schema object', '§4.1', 'input-schema') && usable;
   if (isObj(a.input)) {
     if (a.input.type !== 'object') {
-      p.warn(ptr(base, 'input'), `the input schema's top level SHOULD be type "object" (got ${JSON.stringify(a.input.type ?? null)})`, '§4.3');
+      p.warn(ptr(base, 'input'), `the input schema's top level SHOULD be type "object" (got ${JSON.stringify(a.input.type ?? null)})`, '§4.3', 'input-not-object');
     }
     const refs: string[] = [];
     externalRefs(a.input, ptr(base, 'input'), refs);
-    for (const r of refs) p.error(r, 'the input schema MUST be self-contained (no external $ref)', '§4.3');
+    for (const r of refs) p.error(r, 'the input schema MUST be self-contained (no external $ref)', '§4.3', 'input-schema');
   }
-  optional(p, a, 'title', base, isString, 'a string');
+  optional(p, a, 'title', base, isString, 'a string', 'types: OUIAction', 'type-shape');
   if (hasOwn(a, 'effect') && !isEffectKind(a.effect)) {
     p.error(
       ptr(base, 'effect'),
       `effect must be one of view, selection, navigate, open, edit, file, mutate, job, transaction (got ${JSON.stringify(a.effect)}); left out, so the action counts as a write`,
       'types: OUIEffectKind',
+      'type-shape',
     );
     delete a.effect;
   }
-  optional(p, a, 'output', base, isSchema, 'a JSON Schema', '§4.1');
-  optional(p, a, 'confirm', base, isBoolean, 'a boolean', '§4.1');
-  optional(p, a, 'async', base, isBoolean, 'a boolean', '§4.1');
-  if (optional(p, a, 'polling', base, isObj, 'an object', 'types: OUIActionPolling')) {
+  optional(p, a, 'output', base, isSchema, 'a JSON Schema', '§4.1', A);
+  optional(p, a, 'confirm', base, isBoolean, 'a boolean', '§4.1', A);
+  optional(p, a, 'async', base, isBoolean, 'a boolean', '§4.1', A);
+  if (optional(p, a, 'polling', base, isObj, 'an object', 'types: OUIActionPolling', 'type-shape')) {
     const pol = a.polling as Obj;
     const pb = ptr(base, 'polling');
     if (!isNumber(pol.intervalMs) || !(pol.intervalMs > 0)) {
-      p.error(ptr(pb, 'intervalMs'), `intervalMs must be a positive number (got ${kindOf(pol.intervalMs, hasOwn(pol, 'intervalMs'))})`, 'types: OUIActionPolling');
+      p.error(ptr(pb, 'intervalMs'), `intervalMs must be a positive number (got ${kindOf(pol.intervalMs, hasOwn(pol, 'intervalMs'))})`, 'types: OUIActionPolling', 'type-shape');
     }
   }
-  optional(p, a, 'usage', base, isString, 'a string', '§4.1');
-  optional(p, a, 'preconditions', base, isString, 'a string', '§4.1');
-  optional(p, a, 'estimatedDuration', base, isString, 'a string', '§4.1');
-  optional(p, a, 'tags', base, isStringArray, 'an array of strings', '§4.1');
+  optional(p, a, 'usage', base, isString, 'a string', '§4.1', A);
+  optional(p, a, 'preconditions', base, isString, 'a string', '§4.1', A);
+  optional(p, a, 'estimatedDuration', base, isString, 'a string', '§4.1', A);
+  optional(p, a, 'tags', base, isStringArray, 'an array of strings', '§4.1', A);
   return usable;
 }
 
 /** Checks one observation declaration; returns whether it is usable. */
 function checkObservation(p: Problems, o: unknown, base: string): o is Obj {
   if (!isObj(o)) {
-    p.error(base, `an observation must be an object (got ${kindOf(o)})`, '§5.1');
+    p.error(base, `an observation must be an object (got ${kindOf(o)})`, '§5.1', 'observation-shape');
     return false;
   }
   let usable = true;
   const need = (key: string, test: (v: unknown) => boolean, expected: string): void => {
     if (hasOwn(o, key) && test(o[key])) return;
-    p.error(ptr(base, key), `${key} must be ${expected} (got ${kindOf(o[key], hasOwn(o, key))})`, '§5.1');
+    p.error(ptr(base, key), `${key} must be ${expected} (got ${kindOf(o[key], hasOwn(o, key))})`, '§5.1', 'observation-shape');
     usable = false;
   };
   need('id', isString, 'a string');
@@ -536,25 +554,27 @@ function checkObservation(p: Problems, o: unknown, base: string): o is Obj {
     (v) => (OBSERVATION_UPDATE_FREQUENCIES as readonly unknown[]).includes(v),
     'one of "realtime", "on-change", "polling"',
     '§5.3.1',
+    'observation-shape',
   );
   return usable;
 }
 
 function checkActivation(p: Problems, s: Obj, base: string): void {
-  if (!optional(p, s, 'activation', base, isObj, 'an object', '§6.1')) return;
+  const V = 'activation-shape';
+  if (!optional(p, s, 'activation', base, isObj, 'an object', '§6.1', V)) return;
   const act = s.activation as Obj;
   const ab = ptr(base, 'activation');
-  optional(p, act, 'routes', ab, (v) => isString(v) || isStringArray(v), 'a string or an array of strings', '§6.1');
-  if (optional(p, act, 'entity', ab, isObj, 'an object', '§6.1')) {
+  optional(p, act, 'routes', ab, (v) => isString(v) || isStringArray(v), 'a string or an array of strings', '§6.1', V);
+  if (optional(p, act, 'entity', ab, isObj, 'an object', '§6.1', V)) {
     const ent = act.entity as Obj;
     if (!isString(ent.type)) {
-      p.error(ptr(ptr(ab, 'entity'), 'type'), `entity.type must be a string (got ${kindOf(ent.type, hasOwn(ent, 'type'))}); entity left out`, '§6.1');
+      p.error(ptr(ptr(ab, 'entity'), 'type'), `entity.type must be a string (got ${kindOf(ent.type, hasOwn(ent, 'type'))}); entity left out`, '§6.1', V);
       delete act.entity;
     } else {
-      optional(p, ent, 'id', ptr(ab, 'entity'), isString, 'a string', '§6.1');
+      optional(p, ent, 'id', ptr(ab, 'entity'), isString, 'a string', '§6.1', V);
     }
   }
-  optional(p, act, 'condition', ab, isString, 'a string', '§6.1');
+  optional(p, act, 'condition', ab, isString, 'a string', '§6.1', V);
 }
 
 /**
@@ -563,36 +583,37 @@ function checkActivation(p: Problems, s: Obj, base: string): void {
  */
 function checkSurface(p: Problems, s: unknown, base: string): s is Obj {
   // Collect into a scratch sink so the caller can choose fatal or not.
+  const S = 'surface-shape';
   if (!isObj(s)) {
-    p.error(base, `a surface must be an object (got ${kindOf(s)})`, '§3.1');
+    p.error(base, `a surface must be an object (got ${kindOf(s)})`, '§3.1', S);
     return false;
   }
   let usable = true;
   const need = (key: string, test: (v: unknown) => boolean, expected: string): boolean => {
     if (hasOwn(s, key) && test(s[key])) return true;
-    p.error(ptr(base, key), `${key} must be ${expected} (got ${kindOf(s[key], hasOwn(s, key))})`, '§3.1');
+    p.error(ptr(base, key), `${key} must be ${expected} (got ${kindOf(s[key], hasOwn(s, key))})`, '§3.1', S);
     usable = false;
     return false;
   };
   if (need('id', isString, 'a string')) checkSurfaceIdValue(p, s.id as string, ptr(base, 'id'));
   need('name', isString, 'a string');
   need('description', isString, 'a string');
-  optional(p, s, 'version', base, isString, 'a string', '§3.1');
+  optional(p, s, 'version', base, isString, 'a string', '§3.1', S);
   if (need('actions', Array.isArray, 'an array')) {
     const actions = s.actions as unknown[];
     const ab = ptr(base, 'actions');
-    if (actions.length === 0) p.error(ab, 'a surface MUST contain at least one action', '§3.1');
+    if (actions.length === 0) p.error(ab, 'a surface MUST contain at least one action', '§3.1', 'surface-no-actions');
     const seen = new Set<string>();
     const inner = new Problems();
     for (let i = 0; i < actions.length; i++) {
       const a = actions[i];
       if (!checkAction(inner, a, ptr(ab, i))) usable = false;
-      else if (seen.has(a.id as string)) p.error(ptr(ptr(ab, i), 'id'), `duplicate action id ${JSON.stringify(a.id)}: ids MUST be unique within a surface`, '§4.2');
+      else if (seen.has(a.id as string)) p.error(ptr(ptr(ab, i), 'id'), `duplicate action id ${JSON.stringify(a.id)}: ids MUST be unique within a surface`, '§4.2', 'duplicate-action-id');
       else seen.add(a.id as string);
     }
-    for (const q of inner.done()) p.add(q.severity, q.path, q.message, q.section);
+    p.addAll(inner.done());
   }
-  if (optional(p, s, 'observations', base, Array.isArray, 'an array', '§3.1')) {
+  if (optional(p, s, 'observations', base, Array.isArray, 'an array', '§3.1', S)) {
     const obs = s.observations as unknown[];
     const ob = ptr(base, 'observations');
     const kept: unknown[] = [];
@@ -600,18 +621,18 @@ function checkSurface(p: Problems, s: unknown, base: string): s is Obj {
     for (let i = 0; i < obs.length; i++) {
       const o = obs[i];
       if (!checkObservation(p, o, ptr(ob, i))) {
-        p.error(ptr(ob, i), 'this observation is not usable; left out', '§5.1');
+        p.error(ptr(ob, i), 'this observation is not usable; left out', '§5.1', 'observation-shape');
         continue;
       }
       if (seen.has(o.id as string)) {
-        p.error(ptr(ptr(ob, i), 'id'), `duplicate observation id ${JSON.stringify(o.id)}: ids MUST be unique within a surface`, '§5.2');
+        p.error(ptr(ptr(ob, i), 'id'), `duplicate observation id ${JSON.stringify(o.id)}: ids MUST be unique within a surface`, '§5.2', 'duplicate-observation-id');
       } else seen.add(o.id as string);
       kept.push(o);
     }
     if (kept.length !== obs.length) s.observations = kept;
   }
   checkActivation(p, s, base);
-  optional(p, s, 'metadata', base, isObj, 'an object', '§3.1');
+  optional(p, s, 'metadata', base, isObj, 'an object', '§3.1', S);
   return usable;
 }
 
@@ -633,20 +654,21 @@ function checkDeregister(p: Problems, pl: Obj, base: string): void {
 
 function checkRequest(p: Problems, pl: Obj, base: string): void {
   required(p, pl, 'requestId', base, isNonEmptyString, 'a non-empty string', '§7.3.1');
-  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.3.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'));
-  if (required(p, pl, 'actionId', base, isString, 'a string', '§7.3.1')) checkActionIdValue(p, pl.actionId as string, ptr(base, 'actionId'), 'action');
+  // Ids a request names are the runtime's to get right: no surface-id rule of the client's.
+  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.3.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'), false);
+  if (required(p, pl, 'actionId', base, isString, 'a string', '§7.3.1')) checkActionIdValue(p, pl.actionId as string, ptr(base, 'actionId'), 'action', false);
   required(p, pl, 'params', base, isObj, 'an object', '§7.3.1');
   checkTimestamp(p, pl, base, '§7.3.1');
   if (hasOwn(pl, 'approval')) {
     const ap = pl.approval;
     const apb = ptr(base, 'approval');
     if (!isObj(ap) || !isString(ap.approvalId) || !isString(ap.argsHash)) {
-      p.error(apb, `approval must be { approvalId: string, argsHash: string } (got ${describeApproval(ap)}); left out`, 'types: OUIActionApproval');
+      p.error(apb, `approval must be { approvalId: string, argsHash: string } (got ${describeApproval(ap)}); left out`, 'types: OUIActionApproval', 'approval-shape');
       delete pl.approval;
     } else {
-      if (ap.approvalId === '') p.error(ptr(apb, 'approvalId'), 'approvalId is empty', 'types: OUIActionApproval');
+      if (ap.approvalId === '') p.error(ptr(apb, 'approvalId'), 'approvalId is empty', 'types: OUIActionApproval', 'approval-shape');
       if (!ARGS_HASH_PATTERN.test(ap.argsHash)) {
-        p.error(ptr(apb, 'argsHash'), `argsHash ${JSON.stringify(ap.argsHash)} is not 64 lowercase hex digits`, 'types: ARGS_HASH_PATTERN');
+        p.error(ptr(apb, 'argsHash'), `argsHash ${JSON.stringify(ap.argsHash)} is not 64 lowercase hex digits`, 'types: ARGS_HASH_PATTERN', 'approval-hash-format');
       }
     }
   }
@@ -677,24 +699,25 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
       p.error(eb, `error must be { code: string, message: string, details? } (got ${describeError(err)}); left out`, '§7.3.3');
       delete pl.error;
     } else if (!isStandardErrorCode(err.code) && !err.code.includes(':')) {
-      p.warn(ptr(eb, 'code'), `error code ${JSON.stringify(err.code)} is neither a standard code nor namespaced (custom codes SHOULD look like "app:code")`, '§4 Standard Error Codes');
+      p.warn(ptr(eb, 'code'), `error code ${JSON.stringify(err.code)} is neither a standard code nor namespaced (custom codes SHOULD look like "app:code")`, '§4 Standard Error Codes', 'error-code-namespace');
     }
   }
   if (hasSuccess) {
     if (pl.success === false && !hasOwn(pl, 'error')) {
-      p.error(ptr(base, 'error'), 'success is false, so error MUST be present', '§7.3.3');
+      p.error(ptr(base, 'error'), 'success is false, so error MUST be present', '§7.3.3', 'error-missing');
     }
     if (pl.success === true && hasOwn(pl, 'error')) {
-      p.error(ptr(base, 'error'), 'success is true, so error MUST NOT be present', '§7.3.3');
+      p.error(ptr(base, 'error'), 'success is true, so error MUST NOT be present', '§7.3.3', 'error-with-success');
     }
   }
   optional(p, pl, 'interim', base, isBoolean, 'a boolean', '§7.3.3');
-  if (optional(p, pl, 'progress', base, isNumber, 'a number', 'types: OUIActionResult')) {
+  const T = 'type-shape';
+  if (optional(p, pl, 'progress', base, isNumber, 'a number', 'types: OUIActionResult', T)) {
     const pr = pl.progress as number;
-    if (pr < 0 || pr > 100) p.error(ptr(base, 'progress'), `progress ${pr} is outside 0–100`, 'types: OUIActionResult');
+    if (pr < 0 || pr > 100) p.error(ptr(base, 'progress'), `progress ${pr} is outside 0–100`, 'types: OUIActionResult', T);
   }
-  if (optional(p, pl, 'durationMs', base, isNumber, 'a number', 'types: OUIActionResult')) {
-    if ((pl.durationMs as number) < 0) p.warn(ptr(base, 'durationMs'), `durationMs ${pl.durationMs} is negative`, 'types: OUIActionResult');
+  if (optional(p, pl, 'durationMs', base, isNumber, 'a number', 'types: OUIActionResult', T)) {
+    if ((pl.durationMs as number) < 0) p.warn(ptr(base, 'durationMs'), `durationMs ${pl.durationMs} is negative`, 'types: OUIActionResult', T);
   }
   optional(p, pl, 'settled', base, isBoolean, 'a boolean', '§7.3.4');
 
@@ -707,10 +730,10 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
     for (let i = 0; i < list.length; i++) {
       const s = list[i];
       if (!checkSurface(scratch, s, ptr(sb, i))) usable = false;
-      else if (ids.has(s.id as string)) scratch.error(ptr(ptr(sb, i), 'id'), `duplicate surface id ${JSON.stringify(s.id)}: ids MUST be unique for a client`, '§3.2');
+      else if (ids.has(s.id as string)) scratch.error(ptr(ptr(sb, i), 'id'), `duplicate surface id ${JSON.stringify(s.id)}: ids MUST be unique for a client`, '§3.2', 'duplicate-surface-id');
       else ids.add(s.id as string);
     }
-    for (const q of scratch.done()) p.add(q.severity, q.path, q.message, q.section);
+    p.addAll(scratch.done());
     if (!usable) {
       p.error(sb, 'surfaces holds a surface that is not usable; surfaces left out', '§7.3.4');
       delete pl.surfaces;
@@ -727,10 +750,10 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
   );
   if (optional(p, pl, 'surfacesHash', base, isString, 'a string', '§7.3.4')) {
     if (!SURFACES_HASH_PATTERN.test(pl.surfacesHash as string)) {
-      p.error(ptr(base, 'surfacesHash'), `surfacesHash ${JSON.stringify(pl.surfacesHash)} is not "fnv1a64:" and 16 lowercase hex digits`, '§7.3.4');
+      p.error(ptr(base, 'surfacesHash'), `surfacesHash ${JSON.stringify(pl.surfacesHash)} is not "fnv1a64:" and 16 lowercase hex digits`, '§7.3.4', 'hash-format');
     }
   } else if (hasOwn(pl, 'surfaces')) {
-    p.warn(ptr(base, 'surfacesHash'), 'a result with surfaces MUST also carry surfacesHash', '§7.3.4');
+    p.warn(ptr(base, 'surfacesHash'), 'a result with surfaces MUST also carry surfacesHash', '§7.3.4', 'hash-missing');
   }
   if (hasOwn(pl, 'delivery')) checkDelivery(p, pl, base);
 }
@@ -744,37 +767,37 @@ function checkDelivery(p: Problems, pl: Obj, base: string): void {
   const d = pl.delivery;
   const db = ptr(base, 'delivery');
   if (!isObj(d)) {
-    p.error(db, `delivery must be { trimmed: true, reason, omitted } (got ${kindOf(d)}); left out`, '§7.3.6');
+    p.error(db, `delivery must be { trimmed: true, reason, omitted } (got ${kindOf(d)}); left out`, '§7.3.6', 'trim-shape');
     delete pl.delivery;
     return;
   }
   let usable = true;
   if (d.trimmed !== true) {
-    p.error(ptr(db, 'trimmed'), `delivery.trimmed must be true (got ${kindOf(d.trimmed, hasOwn(d, 'trimmed'))})`, '§7.3.6');
+    p.error(ptr(db, 'trimmed'), `delivery.trimmed must be true (got ${kindOf(d.trimmed, hasOwn(d, 'trimmed'))})`, '§7.3.6', 'trim-shape');
     usable = false;
   }
   if (!isString(d.reason)) {
-    p.error(ptr(db, 'reason'), `delivery.reason must be a string (got ${kindOf(d.reason, hasOwn(d, 'reason'))})`, '§7.3.6');
+    p.error(ptr(db, 'reason'), `delivery.reason must be a string (got ${kindOf(d.reason, hasOwn(d, 'reason'))})`, '§7.3.6', 'trim-shape');
     usable = false;
   }
   if (!Array.isArray(d.omitted)) {
-    p.error(ptr(db, 'omitted'), `delivery.omitted must be an array (got ${kindOf(d.omitted, hasOwn(d, 'omitted'))})`, '§7.3.6');
+    p.error(ptr(db, 'omitted'), `delivery.omitted must be an array (got ${kindOf(d.omitted, hasOwn(d, 'omitted'))})`, '§7.3.6', 'trim-shape');
     usable = false;
   } else {
     const omitted = d.omitted as unknown[];
     omitted.forEach((o, i) => {
       if (!(DELIVERY_OMITTABLE as readonly unknown[]).includes(o)) {
-        p.error(ptr(ptr(db, 'omitted'), i), `only "surfaces", "observations" and "data" can be omitted (got ${JSON.stringify(o)})`, '§7.3.6');
+        p.error(ptr(ptr(db, 'omitted'), i), `only "surfaces", "observations" and "data" can be omitted (got ${JSON.stringify(o)})`, '§7.3.6', 'trim-shape');
       } else if (hasOwn(pl, o as string)) {
-        p.warn(ptr(ptr(db, 'omitted'), i), `"${o as string}" is listed as omitted but is present`, '§7.3.6');
+        p.warn(ptr(ptr(db, 'omitted'), i), `"${o as string}" is listed as omitted but is present`, '§7.3.6', 'trim-shape');
       }
     });
     if (omitted.includes('data') && !(omitted.includes('surfaces') && omitted.includes('observations'))) {
-      p.warn(ptr(db, 'omitted'), 'data is left out only after surfaces and observations', '§7.3.6');
+      p.warn(ptr(db, 'omitted'), 'data is left out only after surfaces and observations', '§7.3.6', 'trim-order');
     }
   }
   if (!usable) {
-    p.error(db, 'delivery is not usable; left out', '§7.3.6');
+    p.error(db, 'delivery is not usable; left out', '§7.3.6', 'trim-shape');
     delete pl.delivery;
   }
 }
@@ -788,8 +811,8 @@ function checkObservationUpdate(p: Problems, pl: Obj, base: string): void {
 
 function checkObservationRequest(p: Problems, pl: Obj, base: string): void {
   // The spec texts give no fields for OUIObservationRequest: see types.ts.
-  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'));
-  if (required(p, pl, 'observationId', base, isString, 'a string', '§7.1')) checkActionIdValue(p, pl.observationId as string, ptr(base, 'observationId'), 'observation');
+  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'), false);
+  if (required(p, pl, 'observationId', base, isString, 'a string', '§7.1')) checkActionIdValue(p, pl.observationId as string, ptr(base, 'observationId'), 'observation', false);
   checkTimestamp(p, pl, base, '§7.1', false);
   optional(p, pl, 'requestId', base, isString, 'a string', '§7.1');
 }

@@ -46,6 +46,8 @@ interface EngineSession {
   decoders: { in: SocketIODecoder; out: SocketIODecoder };
   /** Namespaces seen on this session: transport happenings concern each of them. */
   namespaces: Set<string>;
+  /** The WebSocket that carries the session, once the upgrade (or a WebSocket-only handshake) shows it does: where injection goes. */
+  ws?: InjectTarget;
 }
 
 interface RawState {
@@ -182,7 +184,19 @@ export class WireDecoder {
       frameUrl: state.info.frameUrl,
       frameId: state.frameId,
       namespace,
+      ...(session.ws ? { inject: session.ws } : {}),
     }));
+  }
+
+  /**
+   * The session now rides this WebSocket: every namespace on it (those
+   * connected over long-polling before the upgrade included) can be injected
+   * into from here on, whether or not the client ever sends a message again.
+   */
+  private carry(state: RawState, session: EngineSession, item: CapturedItem): void {
+    const ws: InjectTarget = { via: 'websocket', frameId: state.frameId, hook: item.hook, client: item.client };
+    session.ws = ws;
+    for (const ns of session.namespaces) this.target(`socket.io:${session.endpoint}#${session.sid}${ns}`, ws);
   }
 
   private base(item: CapturedItem, client: string, kind: WireEvent['kind'], extra: Partial<WireEvent> = {}): WireEvent {
@@ -288,6 +302,7 @@ export class WireDecoder {
     const dir = item.dir ?? 'in';
     const out: WireEvent[] = [];
     for (const packet of packets) {
+      if (state.info.kind === 'websocket' && carriesSession(packet)) this.carry(state, session, item);
       if (packet.type === 'error') {
         out.push(...this.sessionEvent(state, session, item, { kind: 'malformed', note: packet.reason ?? 'bad Engine.IO packet', raw: cap(raw) }, out.length));
         continue;
@@ -300,8 +315,6 @@ export class WireDecoder {
       for (const sp of session.decoders[dir].push(packet)) {
         session.namespaces.add(sp.namespace || '/');
         const client = this.socketClient(state, session, sp.namespace || '/');
-        // Injection rides the session's WebSocket, once it has one.
-        if (state.info.kind === 'websocket') this.target(client, { via: 'websocket', frameId: state.frameId, hook: item.hook, client: item.client });
         if (sp.type === 'error') {
           out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }));
           continue;
@@ -428,6 +441,28 @@ export class WireDecoder {
     const typed = directType(method, value, item.t);
     if (typed) return [this.base(item, client, 'event', { type: typed.type, payload: typed.payload, raw })];
     return [this.base(item, client, 'other', { type: method, payload: value, raw, note: `call ${method}()` })];
+  }
+}
+
+/**
+ * Whether an Engine.IO packet seen on a WebSocket shows that this socket now
+ * carries the session: its handshake (a WebSocket-only connection), the
+ * client's upgrade packet, a heartbeat or a message. The probe (`2probe` /
+ * `3probe`) does not: until the upgrade, the client still polls and treats
+ * anything but the probe's answer on the new socket as a failed upgrade.
+ */
+function carriesSession(packet: EnginePacket): boolean {
+  switch (packet.type) {
+    case 'open':
+    case 'upgrade':
+    case 'message':
+    case 'noop':
+      return true;
+    case 'ping':
+    case 'pong':
+      return packet.data !== 'probe';
+    default:
+      return false;
   }
 }
 

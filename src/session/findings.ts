@@ -3,9 +3,13 @@
  * the dedupe key is client + rule + subject (a request id, a surface id, an
  * observation…), so a client that repeats a mistake a thousand times shows
  * one finding, not a thousand.
+ *
+ * A finding always carries its rule's section and party, so what the panel
+ * cites is what the conformance matrix says; and a rule the client's judged
+ * spec release did not have yet raises nothing.
  */
 import type { Finding, Severity } from './model-types.ts';
-import { ruleOf, type RuleId } from './rules.ts';
+import { LATEST_SPEC_VERSION, ruleApplies, ruleOf, type RuleId, type SpecVersion } from './rules.ts';
 
 export interface RaiseInput {
   rule: RuleId;
@@ -15,9 +19,8 @@ export interface RaiseInput {
   message: string;
   events: string[];
   t: number;
-  /** Overrides the rule's severity (a parse problem carries its own). */
+  /** Overrides the rule's severity (a parse problem of no rule of its own carries the parser's). */
   severity?: Severity;
-  section?: string;
 }
 
 /** Dedupe keys kept after their findings: enough to outlive any realistic session, small enough to bound. */
@@ -30,8 +33,22 @@ export class FindingLog {
   dropped = 0;
   private readonly keys = new Set<string>();
   private seq = 0;
+  /**
+   * Whether a finding's events are the user's own experiment (an injected or
+   * replayed request, or what answers it): set by the model, which knows.
+   */
+  experimentOf: (events: readonly string[]) => boolean = () => false;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    /** The spec release a client is judged by. */
+    private readonly versionOf: (client: string) => SpecVersion = () => LATEST_SPEC_VERSION,
+  ) {}
+
+  /** The spec release `client` is judged by. */
+  versionFor(client: string): SpecVersion {
+    return this.versionOf(client);
+  }
 
   has(client: string, rule: RuleId, subject: string): boolean {
     return this.keys.has(key(client, rule, subject));
@@ -39,7 +56,12 @@ export class FindingLog {
 
   /** Records a finding unless the same cause was reported already; returns it, or null. */
   raise(input: RaiseInput): Finding | null {
-    const k = key(input.client, input.rule, input.subject);
+    const rule = ruleOf(input.rule);
+    // Checked before the key is taken, so nothing of a rule the client's release lacks is remembered.
+    if (!ruleApplies(rule, this.versionOf(input.client))) return null;
+    const experiment = this.experimentOf(input.events);
+    // Kept apart in the dedupe too: an experiment must not hide the app's own finding of the same cause, nor the reverse.
+    const k = key(input.client, input.rule, input.subject) + (experiment ? '\u0000experiment' : '');
     if (this.keys.has(k)) return null;
     this.keys.add(k);
     if (this.keys.size > MAX_KEYS) {
@@ -47,7 +69,6 @@ export class FindingLog {
       const oldest = this.keys.values().next().value;
       if (oldest !== undefined) this.keys.delete(oldest);
     }
-    const rule = ruleOf(input.rule);
     const severity = input.severity ?? rule.severity;
     if (this.list.length >= this.max && !this.makeRoom(severity)) {
       this.dropped++;
@@ -57,11 +78,13 @@ export class FindingLog {
       id: `f${++this.seq}`,
       rule: rule.id,
       severity,
-      section: input.section ?? rule.section,
+      section: rule.section,
+      party: rule.party,
       message: input.message,
       client: input.client,
       events: dedupeIds(input.events),
       t: input.t,
+      ...(experiment ? { experiment: true } : {}),
     };
     this.list.push(finding);
     return finding;

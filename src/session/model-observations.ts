@@ -12,6 +12,7 @@ import { isObj, q, secs, type ClientTrack, type EventContext } from './model-cli
 import { errorsLine, validate } from './model-payload.ts';
 import type { ObservationState } from './model-types.ts';
 import { describeChange, initialChange } from './observation-diff.ts';
+import { lostWithTransport, notReregistered } from './model-conformance.ts';
 
 /** Bursts of one observation reported before the rest go unreported. */
 const MAX_BURSTS_REPORTED = 3;
@@ -96,6 +97,10 @@ export function applyObservation(c: EventContext, u: UpdateInput): void {
   const raise = (rule: 'observation-unknown' | 'observation-invalid' | 'observation-out-of-order' | 'polling-pushed' | 'observation-rate', subject: string, message: string) =>
     track.log.raise({ rule, client: track.key, subject, message, events: [ev.id], t: ev.t });
 
+  if (!decl && u.pushed && lostWithTransport(track, u.surfaceId)) {
+    notReregistered(c, u.surfaceId, `pushed observation ${q(u.observationId)} of it`);
+    return;
+  }
   if (!decl && track.surfacesKnown && u.pushed) {
     const where = track.state.surfaces.has(u.surfaceId) ? `surface ${q(u.surfaceId)} declares no observation ${q(u.observationId)}` : `surface ${q(u.surfaceId)} is not registered`;
     raise('observation-unknown', key, `observation:update for ${q(key)}: ${where}`);

@@ -2,23 +2,25 @@
  * Which rule a parse problem belongs to. `parsePayload` already checks what
  * one payload alone shows (id patterns, at least one action, unique ids,
  * success/error exclusivity, hash and args-hash formats, delivery shape);
- * the model does not check those again, it files each problem under its
- * rule so one cause has one rule id and one severity, whoever found it.
- * Problems of no particular rule are `payload-problem`, with the parser's
- * own severity and section.
+ * the model does not check those again, it files each problem under the
+ * rule the parser named where it raised it, so one cause has one rule id,
+ * one section and one party, whoever found it.
  *
- * Matched on section and pointer first, message wording last.
+ * A problem of no rule of its own is a missing or mistyped field, charged
+ * to whoever sent the event: `payload-problem` for the client,
+ * `payload-problem-from-runtime` for the runtime, with the parser's own
+ * severity.
  */
 import { isObj, q } from './model-client.ts';
 import type { PayloadProblem } from './model-payload.ts';
-import type { RuleId } from './rules.ts';
+import { isRuleId, type RuleId } from './rules.ts';
 
 export interface FiledProblem {
   rule: RuleId;
   /** With rule and client, the dedupe key. */
   subject: string;
   message: string;
-  /** Only for `payload-problem`: the parser's own severity and section. */
+  /** Only for the generic payload rules: the parser's own severity applies. */
   own: boolean;
 }
 
@@ -34,37 +36,52 @@ function surfaceAt(payload: unknown, path: string): string | undefined {
   return undefined;
 }
 
-function classify(p: PayloadProblem, payload: unknown): { rule: RuleId; subject: string } | null {
-  const { path, message: m } = p;
-  const section = p.section ?? '';
-  const dup = m.startsWith('duplicate ');
-  if (section === '§3.2') return { rule: dup ? 'duplicate-surface-id' : 'surface-id', subject: m };
-  if (section === '§4.2') return { rule: dup ? 'duplicate-action-id' : 'action-id', subject: m };
-  if (section === '§5.2') return { rule: dup ? 'duplicate-observation-id' : 'observation-id', subject: m };
-  if (section === '§3.1' && path.endsWith('/actions') && /at least one action/.test(m)) {
-    return { rule: 'surface-no-actions', subject: surfaceAt(payload, path) ?? path };
-  }
-  if (section === '§4.3' && path.endsWith('/input') && /top level/.test(m)) {
-    return { rule: 'input-not-object', subject: `${surfaceAt(payload, path) ?? ''}${path}` };
-  }
-  if (section.startsWith('§4 ') && path.endsWith('/error/code')) return { rule: 'error-code-namespace', subject: m };
-  if (section === '§7.3.3' && path === '/error' && /MUST NOT be present/.test(m)) return { rule: 'error-with-success', subject: 'client' };
-  if (section === '§7.3.3' && path === '/error' && /MUST be present/.test(m)) return { rule: 'error-missing', subject: 'client' };
-  if (section === '§7.3.4' && path === '/surfacesHash') return { rule: /MUST also carry/.test(m) ? 'hash-missing' : 'hash-format', subject: 'client' };
-  if (path === '/approval/argsHash') return { rule: 'approval-hash-format', subject: isObj(payload) ? String(payload.requestId) : m };
-  if (path.startsWith('/delivery')) {
-    return /only after surfaces and observations/.test(m)
-      ? { rule: 'trim-order', subject: isObj(payload) ? String(payload.requestId) : m }
-      : { rule: 'trim-shape', subject: 'client' };
-  }
-  return null;
+function requestIdOf(payload: unknown, fallback: string): string {
+  return isObj(payload) && typeof payload.requestId === 'string' ? payload.requestId : fallback;
 }
 
-export function fileProblem(p: PayloadProblem, type: string, label: string, payload: unknown): FiledProblem {
+/** What one cause is, per rule: so a surface re-registered a hundred times with one mistake is one finding. */
+function subjectOf(rule: RuleId, p: PayloadProblem, payload: unknown): string {
+  const { path, message: m } = p;
+  switch (rule) {
+    case 'surface-no-actions':
+      return surfaceAt(payload, path) ?? path;
+    case 'input-not-object':
+    case 'input-schema':
+    case 'surface-shape':
+    case 'action-shape':
+    case 'observation-shape':
+    case 'activation-shape':
+    case 'type-shape':
+      return `${surfaceAt(payload, path) ?? ''}${path}|${m}`;
+    case 'error-with-success':
+    case 'error-missing':
+    case 'hash-missing':
+    case 'hash-format':
+    case 'trim-shape':
+      return 'client';
+    case 'approval-hash-format':
+    case 'approval-shape':
+    case 'trim-order':
+      return requestIdOf(payload, m);
+    default:
+      return m;
+  }
+}
+
+/**
+ * Files one problem of an event of `type` that travelled `dir` (`out`: from
+ * the client). Rules named by the parser stand; the rest go to the sender.
+ */
+export function fileProblem(p: PayloadProblem, type: string, label: string, payload: unknown, dir: 'in' | 'out' = 'out'): FiledProblem {
   const where = p.path || '(payload)';
-  const hit = classify(p, payload);
-  if (!hit) return { rule: 'payload-problem', subject: `${type}|${p.path}|${p.message}`, message: `${label}: ${where} ${p.message}`, own: true };
+  if (!isRuleId(p.rule)) {
+    const rule: RuleId = dir === 'in' ? 'payload-problem-from-runtime' : 'payload-problem';
+    const ref = p.section ? ` (${p.section})` : '';
+    return { rule, subject: `${type}|${p.path}|${p.message}`, message: `${label}: ${where} ${p.message}${ref}`, own: true };
+  }
+  const rule = p.rule;
   const surface = surfaceAt(payload, p.path);
   const about = surface !== undefined && !p.message.includes(JSON.stringify(surface)) ? ` (surface ${q(surface)})` : '';
-  return { ...hit, message: `${label}: ${p.message}${about} at ${where}`, own: false };
+  return { rule, subject: subjectOf(rule, p, payload), message: `${label}: ${p.message}${about} at ${where}`, own: false };
 }

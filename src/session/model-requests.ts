@@ -10,9 +10,11 @@ import { jsonEqual } from './json-equal.ts';
 import { checkApproval, needsApproval } from './model-approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './model-client.ts';
 import { errorsLine, validate } from './model-payload.ts';
+import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './model-conformance.ts';
 import type { AckRecord, RequestState } from './model-types.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** UUID v4, as §7.3.1 recommends: version nibble 4, variant 10xx. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   const requestId = p.requestId;
@@ -41,15 +43,18 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   track.addRequest(entry);
   track.sends.set(ev.id, requestId);
 
-  const raise = (rule: 'request-id-format' | 'request-unknown-surface' | 'request-unknown-action' | 'params-invalid', subject: string, message: string) =>
+  const raise = (rule: 'request-id-format' | 'request-unknown-surface' | 'request-after-transport-loss' | 'request-unknown-action' | 'params-invalid', subject: string, message: string) =>
     track.log.raise({ rule, client: track.key, subject, message, events: [ev.id], t: ev.t });
-  if (!UUID.test(requestId)) raise('request-id-format', 'format', `requestId ${q(requestId)} is not a UUID (UUID v4 is recommended for global uniqueness)`);
+  if (!UUID.test(requestId)) raise('request-id-format', 'format', `requestId ${q(requestId)} is not a UUID v4 (recommended for global uniqueness)`);
+  checkKnownSurfaces(c, requestId, p.knownSurfaces);
 
   const what = `${surfaceId}/${actionId}`;
   let expect: Expectation | undefined;
   if (track.surfacesKnown && !track.closed && !surface) {
     expect = { code: 'SURFACE_UNAVAILABLE', why: `surface ${surfaceId} is not registered` };
-    raise('request-unknown-surface', requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, which this client has not registered; it should answer SURFACE_UNAVAILABLE`);
+    const rule = unknownSurfaceRule(track, surfaceId);
+    const why = rule === 'request-unknown-surface' ? 'which this client has not registered' : 'which the transport loss deregistered and the client has not registered again';
+    raise(rule, requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, ${why}; it should answer SURFACE_UNAVAILABLE`);
   } else if (surface && !action) {
     expect = { code: 'ACTION_NOT_FOUND', why: `surface ${surfaceId} declares no action ${actionId}` };
     raise('request-unknown-action', requestId, `request ${q(requestId)} asks for action ${q(actionId)}, which surface ${q(surfaceId)} does not declare; it should answer ACTION_NOT_FOUND`);
@@ -84,7 +89,7 @@ function onRepeat(c: EventContext, entry: RequestEntry, p: Record<string, unknow
       events: [ev.id, req.sends[0]!.eventId],
       t: ev.t,
     });
-  }
+  } else checkRepeat(c, entry);
 }
 
 /** A receipt: the client's acknowledgment of a request (§7.3.7). */
@@ -108,7 +113,7 @@ export function onReceipt(c: EventContext, sendEventId: string, requestId: strin
 }
 
 /** Pending requests the runtime resolves SURFACE_UNAVAILABLE: their surface went away (§7.2) or the transport did (§7.6.1). */
-export function resolveUnavailable(c: EventContext, which: (req: RequestState) => boolean, why: string): void {
+export function resolveUnavailable(c: EventContext, which: (req: RequestState) => boolean, why: string, cause: 'deregistered' | 'transport-lost' = 'deregistered'): void {
   const { track, ev } = c;
   const resolved: string[] = [];
   for (const entry of [...track.open]) {
@@ -122,7 +127,7 @@ export function resolveUnavailable(c: EventContext, which: (req: RequestState) =
   if (!resolved.length) return;
   const shown = resolved.slice(0, 5).map((id) => q(id)).join(', ') + (resolved.length > 5 ? ` and ${resolved.length - 5} more` : '');
   track.log.raise({
-    rule: 'pending-resolved-unavailable',
+    rule: cause === 'transport-lost' ? 'pending-resolved-transport-lost' : 'pending-resolved-unavailable',
     client: track.key,
     subject: ev.id,
     message: `${why} with ${resolved.length} request(s) pending (${shown}); the runtime resolves them SURFACE_UNAVAILABLE`,

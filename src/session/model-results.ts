@@ -10,6 +10,7 @@ import { jsonEqual } from './json-equal.ts';
 import { approvalOutcome } from './model-approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './model-client.ts';
 import { checkResultHash, checkSurfacesPresent } from './model-hashes.ts';
+import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, noteHeldSurfaces } from './model-conformance.ts';
 import { onObservationSnapshot } from './model-observations.ts';
 import { errorsLine, validate } from './model-payload.ts';
 import { internSurfaces, onReported } from './model-surfaces.ts';
@@ -48,22 +49,42 @@ function sameOutcome(a: Result, b: Result): boolean {
   return jsonEqual(a.data, b.data);
 }
 
-export function onResult(c: EventContext, r: Result): void {
+/** How long, on the capture clock, a result may wait for its request before it counts as never received. */
+export const PARK_SETTLE_MS = 2_000;
+/** Results waiting for their request, per client; past this the oldest is judged at once. */
+const MAX_PARKED = 1_000;
+
+interface Parked {
+  c: EventContext;
+  r: Result;
+}
+
+/**
+ * Results whose request has not been seen (yet), per client, by requestId.
+ * A request captured in one frame and its answer captured in another carry
+ * timestamps of two clocks, which can disagree by more than the answer took:
+ * merged by capture time, the answer then comes first. So an unknown result
+ * waits here and is paired when its request arrives; "never received" is said
+ * only once absence is certain (tick past PARK_SETTLE_MS, or the end of a
+ * finished recording). Kept beside the track, not in it, to leave the
+ * track's shape to the rules.
+ */
+const parkedResults = new WeakMap<ClientTrack, { byRequest: Map<string, Parked[]>; count: number }>();
+
+export function onResult(c: EventContext, r: Result, parked = false): void {
   const requestId = r.requestId;
   if (typeof requestId !== 'string') return;
   const { track, ev } = c;
   const entry = track.entries.get(requestId);
   if (!entry) {
-    if (!track.forgotten.has(requestId)) {
-      raiser(c, requestId)('result-unknown-request', `result for ${q(requestId)}, a request this client never received`);
-    }
+    if (!track.forgotten.has(requestId)) return park(c, r, requestId);
     checkResultHash(c, r, requestId, undefined);
     if (!track.closed) applyClientState(c, r);
     return;
   }
 
   const rec: ResultRecord = { eventId: ev.id, t: ev.t, result: r as unknown as OUIActionResult };
-  const interim = r.interim === true;
+  const interim = r.interim === true || isLegacyAcknowledgment(c, entry, r);
   const trimmed = isObj(r.delivery) && r.delivery.trimmed === true;
   const refused = entry.meta.refused;
   const repeatSinceRefusal = refused !== undefined && [...entry.meta.repeats.values()].some((x) => x.t > refused.t && !x.answered);
@@ -87,7 +108,9 @@ export function onResult(c: EventContext, r: Result): void {
   if (interim && typeof r.surfacesHash === 'string') entry.meta.lastInterimHash = r.surfacesHash;
   // A result the runtime discards (§7.5, §7.6.1) changes nothing it holds.
   const discarded = track.closed !== undefined || entry.state.resolution !== undefined || entry.meta.timedOut === true;
-  if (!discarded) applyClientState(c, r);
+  // A parked result changed the client's state where it stood in the stream.
+  if (!discarded && !parked) applyClientState(c, r);
+  if (!discarded) noteHeldSurfaces(c, r);
   if (Array.isArray(r.surfaces)) r.surfaces = internSurfaces(track, r.surfaces);
 }
 
@@ -176,7 +199,8 @@ function onFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Res
   meta.final = rec;
   c.track.open.delete(entry);
   const first = req.sends[0]!;
-  req.durationMs = c.ev.t - first.t;
+  // Two frames' clocks can put the answer before its request: never a negative duration.
+  req.durationMs = Math.max(0, c.ev.t - first.t);
   if (!req.resolution && !meta.timedOut) req.status = r.success === true ? 'succeeded' : 'failed';
   if (!meta.async && req.durationMs > SYNC_TIMEOUT_MS) {
     if (meta.timedOut) raise('late-result', `${q(req.requestId)} answered after ${secs(req.durationMs)}; the runtime had already answered TIMEOUT and discards it`, { events: [first.eventId] });
@@ -187,6 +211,7 @@ function onFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Res
     req.status = 'timed-out';
   }
   checkExpectation(c, entry, r);
+  checkAnswerSurfaces(c, entry, r);
   checkOutput(c, entry, r);
   if (meta.approval) approvalOutcome(c, meta.approval, r as unknown as OUIActionResult);
   return 'final';
@@ -301,6 +326,55 @@ function checkDelivery(c: EventContext, r: Result, original: Result, requestId: 
   const stateKept = r.surfaces !== undefined || r.observations !== undefined;
   if (dataGone && stateKept) {
     raise('trim-order', `the re-send of ${q(requestId)} left out data while it still carries ${r.surfaces !== undefined ? 'surfaces' : 'observations'}; surfaces and observations go first`, { events });
+  }
+}
+
+function park(c: EventContext, r: Result, requestId: string): void {
+  const { track } = c;
+  let parked = parkedResults.get(track);
+  if (!parked) parkedResults.set(track, (parked = { byRequest: new Map(), count: 0 }));
+  // What the result reports of the client's state is true where it stands in the stream, whoever it answers.
+  if (!track.closed) applyClientState(c, r);
+  const list = parked.byRequest.get(requestId);
+  if (list) list.push({ c, r });
+  else parked.byRequest.set(requestId, [{ c, r }]);
+  if (++parked.count <= MAX_PARKED) return;
+  const [oldestId, oldest] = parked.byRequest.entries().next().value as [string, Parked[]];
+  const first = oldest.shift()!;
+  if (!oldest.length) parked.byRequest.delete(oldestId);
+  parked.count--;
+  track.drop('parkedResults');
+  neverReceived(first, oldestId);
+}
+
+function neverReceived(p: Parked, requestId: string): void {
+  if (!answeredIgnored(p.c, requestId)) raiser(p.c, requestId)('result-unknown-request', `result for ${q(requestId)}, a request this client never received`);
+  checkResultHash(p.c, p.r, requestId, undefined);
+}
+
+/** The request `requestId` arrived: its parked results are paired, in their own order. Returns their event ids. */
+export function pairParked(track: ClientTrack, requestId: string): string[] {
+  const parked = parkedResults.get(track);
+  const list = parked?.byRequest.get(requestId);
+  if (!parked || !list || !track.entries.has(requestId)) return [];
+  parked.byRequest.delete(requestId);
+  parked.count -= list.length;
+  for (const p of list) onResult(p.c, p.r, true);
+  return list.map((p) => p.c.ev.id);
+}
+
+/** Parked results captured at or before `now - PARK_SETTLE_MS` (all of them, for `now` = Infinity): their request never came. */
+export function settleParked(track: ClientTrack, now: number): void {
+  const parked = parkedResults.get(track);
+  if (!parked || !parked.count) return;
+  const cutoff = now - PARK_SETTLE_MS;
+  for (const [requestId, list] of [...parked.byRequest]) {
+    let n = 0;
+    while (n < list.length && list[n]!.c.ev.t <= cutoff) neverReceived(list[n++]!, requestId);
+    if (!n) continue;
+    parked.count -= n;
+    if (n === list.length) parked.byRequest.delete(requestId);
+    else list.splice(0, n);
   }
 }
 

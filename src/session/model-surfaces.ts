@@ -128,7 +128,7 @@ export function onTransportLost(c: EventContext, what: string): void {
   }
   track.state.surfaces.clear();
   track.closed = { t: ev.t, eventId: ev.id };
-  resolveUnavailable(c, () => true, `transport lost (${what})`);
+  resolveUnavailable(c, () => true, `transport lost (${what})`, 'transport-lost');
   recordSetChange(c, before, false);
 }
 

@@ -9,12 +9,18 @@ import type { WireClient } from './wire.ts';
 
 export type Severity = 'critical' | 'error' | 'warning' | 'info';
 
+/** Who a rule binds, and so who is at fault when it fires: the page's OUI client or its agent runtime. */
+export type Party = 'client' | 'runtime';
+
 /** One conformance rule the inspector checks, with the spec section that makes it. */
 export interface Rule {
   id: string;
   severity: Severity;
   section: string;
   title: string;
+  party: Party;
+  /** The spec release that introduced the rule, e.g. '0.6.0'. */
+  since: string;
 }
 
 export interface Finding {
@@ -22,14 +28,18 @@ export interface Finding {
   id: string;
   rule: string;
   severity: Severity;
-  /** Spec section, e.g. '§7.3.4'. */
+  /** Spec section, e.g. '§7.3.4': always its rule's. */
   section: string;
+  /** Who is at fault: always its rule's party. */
+  party: Party;
   /** One line: what happened, with the ids involved. */
   message: string;
   client: string;
   /** Wire event ids that show it (first is the main one). */
   events: string[];
   t: number;
+  /** Raised by the user's own experiment (an injected or replayed request, or what answers it), not by the app's traffic. */
+  experiment?: true;
 }
 
 export type LifecycleKind = 'registered' | 'replaced' | 'deregistered' | 'reported' | 'cleared';

@@ -8,14 +8,17 @@
  * and the tests feed it a recorded list, a command-line linter could too.
  */
 import { errorMessage, parseAcknowledgment, setMember, toJsonSafe } from '../protocol/index.ts';
+import { Experiments } from './experiments.ts';
 import { FindingLog } from './findings.ts';
 import { onApprovalExtension } from './model-approvals.ts';
 import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './model-client.ts';
 import { onObservationRequest, onObservationUpdate, onPullAck, tickObservations } from './model-observations.ts';
 import { readPayload } from './model-payload.ts';
 import { fileProblem } from './model-problems.ts';
+import { noteIgnoredRequest } from './model-conformance.ts';
+import { judgedVersion, type SpecVersion } from './rules.ts';
 import { onReceipt, onRequest, tickRequests } from './model-requests.ts';
-import { onResult, onResultAck, tickRefusals } from './model-results.ts';
+import { PARK_SETTLE_MS, onResult, onResultAck, pairParked, settleParked, tickRefusals } from './model-results.ts';
 import { onDeregister, onRegister, onTransportLost } from './model-surfaces.ts';
 import type { ClientState, Finding } from './model-types.ts';
 import type { WireClient, WireEvent } from './wire.ts';
@@ -26,6 +29,8 @@ export interface SessionModelOptions {
   maxHistory?: number;
   /** Requests kept per client. */
   maxRequests?: number;
+  /** The spec release the user picked to judge clients by (default: the newest); see `judgedVersion`. */
+  specVersion?: string;
 }
 
 /** Lifecycle names that mean the transport is gone (§7.6.1). */
@@ -37,6 +42,8 @@ const TO_CLIENT = new Set(['action:request', 'observation:request']);
 const MAX_COUNT_KEYS = 100;
 /** A client's timestamps may jitter this much between its own sources before it counts as going backwards. */
 const CLOCK_TOLERANCE_MS = 1_000;
+/** Acknowledgments waiting for the event they acknowledge, per client; past this the oldest is dropped and counted. */
+const MAX_PARKED_ACKS = 1_000;
 
 export class SessionModel {
   readonly clients = new Map<string, ClientState>();
@@ -47,9 +54,18 @@ export class SessionModel {
   internalErrors = 0;
   lastInternalError?: string;
 
+  /** The release every client is judged by: no traffic declares one, so the user's pick. */
+  readonly specVersion: SpecVersion;
   private readonly log: FindingLog;
+  /** The user's injected and replayed requests and their answers: their findings are marked as experiments. */
+  private readonly experiments = new Experiments();
   private readonly limits: ModelLimits;
   private readonly tracks = new Map<string, ClientTrack>();
+  /**
+   * Acknowledgments that came before what they acknowledge (two frames'
+   * clocks disagree), by the acknowledged event's id: applied when it is.
+   */
+  private readonly parkedAcks = new Map<ClientTrack, { byEvent: Map<string, WireEvent[]>; count: number }>();
 
   constructor(opts: SessionModelOptions = {}) {
     this.limits = {
@@ -58,8 +74,15 @@ export class SessionModel {
       ...(positive(opts.maxHistory) ? { maxHistory: opts.maxHistory } : {}),
       ...(positive(opts.maxRequests) ? { maxRequests: opts.maxRequests } : {}),
     };
-    this.log = new FindingLog(this.limits.maxFindings);
+    this.specVersion = judgedVersion(opts.specVersion);
+    this.log = new FindingLog(this.limits.maxFindings, () => this.specVersion);
+    this.log.experimentOf = (events) => this.experiments.anyExperiment(events);
     this.findings = this.log.list;
+  }
+
+  /** Whether the event is part of the user's own experiment: injected or replayed by the panel, or answering such a request. */
+  isExperiment(eventId: string): boolean {
+    return this.experiments.isExperiment(eventId);
   }
 
   /** Findings dropped to keep the list bounded (oldest first, critical ones last). */
@@ -74,6 +97,7 @@ export class SessionModel {
       const track = this.track(client, ev);
       if (!track) return;
       this.dispatch(track, ev);
+      this.unparkAcks(track, typeof ev.id === 'string' ? ev.id : String(ev.id));
     } catch (e) {
       this.internalErrors++;
       this.lastInternalError = errorMessage(e);
@@ -88,6 +112,25 @@ export class SessionModel {
         tickRequests(track, now);
         tickObservations(track, now);
         tickRefusals(track, now);
+        settleParked(track, now);
+        this.settleAcks(track, now - PARK_SETTLE_MS);
+      } catch (e) {
+        this.internalErrors++;
+        this.lastInternalError = errorMessage(e);
+      }
+    }
+  }
+
+  /**
+   * The recording is over: nothing more will arrive, so results still waiting
+   * for their request were never received, and acknowledgments still waiting
+   * for their event acknowledge nothing seen.
+   */
+  finish(): void {
+    for (const track of this.tracks.values()) {
+      try {
+        settleParked(track, Infinity);
+        this.settleAcks(track, Infinity);
       } catch (e) {
         this.internalErrors++;
         this.lastInternalError = errorMessage(e);
@@ -110,18 +153,21 @@ export class SessionModel {
     return track;
   }
 
-  private dispatch(track: ClientTrack, ev: WireEvent): void {
+  private context(track: ClientTrack, ev: WireEvent): EventContext {
     const id = typeof ev.id === 'string' ? ev.id : String(ev.id);
     const t = typeof ev.t === 'number' && Number.isFinite(ev.t) ? ev.t : 0;
-    const c: EventContext = {
-      track,
-      ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}) },
-    };
+    return { track, ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}) } };
+  }
+
+  private dispatch(track: ClientTrack, ev: WireEvent): void {
+    const c = this.context(track, ev);
+    const { id, t } = c.ev;
+    if (c.ev.injected) this.experiments.noteInjected(id);
     this.count(track, ev.kind === 'event' && typeof ev.type === 'string' ? ev.type : String(ev.kind));
     switch (ev.kind) {
       case 'malformed': {
         const note = typeof ev.note === 'string' ? ev.note : 'undecodable frame';
-        track.log.raise({ rule: 'malformed-frame', client: track.key, subject: note, message: `malformed frame (${q(note, 120)}): the receiver must ignore it`, events: [id], t });
+        track.log.raise({ rule: c.ev.dir === 'in' ? 'malformed-frame-from-runtime' : 'malformed-frame', client: track.key, subject: note, message: `malformed frame (${q(note, 120)}): the receiver must ignore it`, events: [id], t });
         return;
       }
       case 'lifecycle':
@@ -156,8 +202,13 @@ export class SessionModel {
     // Only guarded copies are read here: the parser's, or for an unusable event a fresh one.
     const copy = read.ok ? read.payload : safeObject(payload);
     const label = labelOf(type, copy);
+    // Before any finding is raised: whether this belongs to an experiment decides how its findings are marked.
+    if (typeof copy?.requestId === 'string') {
+      if (type === 'action:request') this.experiments.noteRequest(track.key, copy.requestId, ev.t, ev.injected === true);
+      else if (type === 'action:result') this.experiments.noteResult(track.key, ev.id, copy.requestId, ev.t);
+    }
     for (const p of read.problems) {
-      const filed = fileProblem(p, type, label, copy);
+      const filed = fileProblem(p, type, label, copy, ev.dir);
       track.log.raise({
         rule: filed.rule,
         client: track.key,
@@ -165,19 +216,20 @@ export class SessionModel {
         message: filed.message,
         events: [ev.id],
         t: ev.t,
-        ...(filed.own ? { severity: p.severity, ...(p.section ? { section: p.section } : {}) } : {}),
+        ...(filed.own ? { severity: p.severity } : {}),
       });
     }
     if (!read.ok) {
       const errors = read.problems.filter((p) => p.severity === 'error');
       const why = errors.slice(0, 3).map((p) => `${p.path || '(payload)'}: ${p.message}`).join('; ') || 'unreadable payload';
-      track.log.raise({ rule: 'event-ignored', client: track.key, subject: `${type}|${why}`, message: `${label} is malformed (${why}); the receiver must ignore it`, events: [ev.id], t: ev.t });
+      noteIgnoredRequest(c, type, copy);
+      track.log.raise({ rule: ev.dir === 'in' ? 'event-ignored-from-runtime' : 'event-ignored', client: track.key, subject: `${type}|${why}`, message: `${label} is malformed (${why}); the receiver must ignore it`, events: [ev.id], t: ev.t });
       return;
     }
     const expected = TO_CLIENT.has(type) ? 'in' : 'out';
     if (ev.dir !== expected) {
       track.log.raise({
-        rule: 'wrong-direction',
+        rule: expected === 'in' ? 'wrong-direction' : 'wrong-direction-from-runtime',
         client: track.key,
         subject: type,
         message: `${label} travelled ${expected === 'in' ? 'from the client to its runtime' : 'from the runtime to the client'}; ${type} goes the other way`,
@@ -192,8 +244,12 @@ export class SessionModel {
         return onRegister(c, p);
       case 'surface:deregister':
         return onDeregister(c, p);
-      case 'action:request':
-        return onRequest(c, p);
+      case 'action:request': {
+        onRequest(c, p);
+        if (typeof p.requestId !== 'string') return;
+        for (const id of pairParked(track, p.requestId)) this.unparkAcks(track, id);
+        return;
+      }
       case 'action:result':
         return onResult(c, p);
       case 'observation:update':
@@ -226,6 +282,7 @@ export class SessionModel {
   private ack(c: EventContext, ev: WireEvent): void {
     const of = ev.ackOf;
     if (typeof of !== 'string') return;
+    this.experiments.noteAck(c.ev.id, of);
     const { track } = c;
     if (track.pullEvents.has(of)) {
       const pull = parseAcknowledgment(ev.payload);
@@ -234,18 +291,17 @@ export class SessionModel {
     }
     const requestId = track.sends.get(of);
     const ref = requestId === undefined ? track.results.get(of) : undefined;
-    if (requestId === undefined && !ref) return;
+    if (requestId === undefined && !ref) return this.parkAck(track, of, ev);
     const kind = requestId !== undefined ? 'receipt' : 'result acknowledgment';
     const parsed = parseAcknowledgment(ev.payload);
     if (!parsed || (!parsed.ok && parsed.via === 'none')) {
       track.log.raise({
-        rule: 'ack-shape',
+        rule: requestId !== undefined ? 'ack-shape' : 'result-ack-shape',
         client: track.key,
         subject: kind,
         message: `${kind} ${q(ev.payload)} is neither { ok: true } nor { ok: false, reason }`,
         events: [c.ev.id, of],
         t: c.ev.t,
-        section: requestId !== undefined ? '§7.3.7' : '§7.3.6',
       });
     }
     if (!parsed) return;
@@ -253,6 +309,42 @@ export class SessionModel {
     const ack = parsed.ok ? { ok: true } : { ok: false, ...(parsed.via !== 'none' ? { reason: parsed.reason } : {}) };
     if (requestId !== undefined) onReceipt(c, of, requestId, ack);
     else onResultAck(c, ref!, ack);
+  }
+
+  private parkAck(track: ClientTrack, of: string, ev: WireEvent): void {
+    let parked = this.parkedAcks.get(track);
+    if (!parked) this.parkedAcks.set(track, (parked = { byEvent: new Map(), count: 0 }));
+    const list = parked.byEvent.get(of);
+    if (list) list.push(ev);
+    else parked.byEvent.set(of, [ev]);
+    if (++parked.count <= MAX_PARKED_ACKS) return;
+    const [oldestOf, oldest] = parked.byEvent.entries().next().value as [string, WireEvent[]];
+    oldest.shift();
+    if (!oldest.length) parked.byEvent.delete(oldestOf);
+    parked.count--;
+    track.drop('parkedAcks');
+  }
+
+  /** The event `id` was applied: acknowledgments that came before it are applied now, in their own order. */
+  private unparkAcks(track: ClientTrack, id: string): void {
+    const parked = this.parkedAcks.get(track);
+    const list = parked?.byEvent.get(id);
+    if (!parked || !list) return;
+    parked.byEvent.delete(id);
+    parked.count -= list.length;
+    for (const ack of list) this.ack(this.context(track, ack), ack);
+  }
+
+  /** Acknowledgments parked at or before `cutoff` acknowledge nothing the capture shows: dropped, as unpaired ones always were. */
+  private settleAcks(track: ClientTrack, cutoff: number): void {
+    const parked = this.parkedAcks.get(track);
+    if (!parked || !parked.count) return;
+    for (const [of, list] of [...parked.byEvent]) {
+      const keep = list.filter((ack) => this.context(track, ack).ev.t > cutoff);
+      parked.count -= list.length - keep.length;
+      if (keep.length) parked.byEvent.set(of, keep);
+      else parked.byEvent.delete(of);
+    }
   }
 }
 
@@ -271,7 +363,7 @@ function positive(n: unknown): n is number {
   return typeof n === 'number' && Number.isFinite(n) && n >= 1;
 }
 
-/** Feeds a recorded list in order, then advances the clock to its last event. */
+/** Feeds a recorded list in order, advances the clock to its last event, and ends the recording (see `finish`). */
 export function replay(events: Array<{ ev: WireEvent; client: WireClient }>, opts?: SessionModelOptions): SessionModel {
   const model = new SessionModel(opts);
   let last: number | undefined;
@@ -282,5 +374,6 @@ export function replay(events: Array<{ ev: WireEvent; client: WireClient }>, opt
     if (typeof t === 'number' && Number.isFinite(t) && (last === undefined || t > last)) last = t;
   }
   if (last !== undefined) model.tick(last);
+  model.finish();
   return model;
 }

@@ -33,9 +33,14 @@ const CLIENT_KINDS = new Set(['websocket', 'polling', 'postmessage', 'direct', '
 const str = (v: unknown): v is string => typeof v === 'string';
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-function readClient(v: unknown): WireClient | null {
+/** Why a record was skipped, or null when it was read. */
+type Read<T> = { ok: true; value: T } | { ok: false; why: string };
+
+function readClient(v: unknown): Read<WireClient> {
   const c = v as Record<string, unknown> | null;
-  if (!c || typeof c !== 'object' || !str(c.key) || !str(c.kind) || !CLIENT_KINDS.has(c.kind)) return null;
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return { ok: false, why: 'not an object' };
+  if (!str(c.key)) return { ok: false, why: 'no key' };
+  if (!str(c.kind) || !CLIENT_KINDS.has(c.kind)) return { ok: false, why: `unknown kind ${short(c.kind)}` };
   const out: WireClient = {
     key: c.key,
     kind: c.kind as WireClient['kind'],
@@ -45,13 +50,18 @@ function readClient(v: unknown): WireClient | null {
     frameId: num(c.frameId) ? c.frameId : 0,
   };
   if (str(c.namespace)) out.namespace = c.namespace;
-  return out;
+  return { ok: true, value: out };
 }
 
-function readEvent(v: unknown, clients: Set<string>): WireEvent | null {
+function readEvent(v: unknown, clients: Set<string>): Read<WireEvent> {
   const e = v as Record<string, unknown> | null;
-  if (!e || typeof e !== 'object' || !str(e.id) || !str(e.client) || !clients.has(e.client) || !num(e.t)) return null;
-  if ((e.dir !== 'in' && e.dir !== 'out') || !str(e.kind) || !KINDS.has(e.kind as WireKind)) return null;
+  if (!e || typeof e !== 'object' || Array.isArray(e)) return { ok: false, why: 'not an object' };
+  if (!str(e.id)) return { ok: false, why: 'no id' };
+  if (!str(e.client)) return { ok: false, why: 'no client' };
+  if (!clients.has(e.client)) return { ok: false, why: `client ${short(e.client)} is not among the file's clients` };
+  if (!num(e.t)) return { ok: false, why: 'no time (t)' };
+  if (e.dir !== 'in' && e.dir !== 'out') return { ok: false, why: `direction ${short(e.dir)} is neither "in" nor "out"` };
+  if (!str(e.kind) || !KINDS.has(e.kind as WireKind)) return { ok: false, why: `unknown kind ${short(e.kind)}` };
   const out: WireEvent = { id: e.id, client: e.client, t: e.t, dir: e.dir, kind: e.kind as WireKind, size: num(e.size) ? e.size : 0 };
   if (str(e.type)) out.type = e.type;
   if ('payload' in e) out.payload = e.payload;
@@ -62,35 +72,113 @@ function readEvent(v: unknown, clients: Set<string>): WireEvent | null {
   if (e.injected === true) out.injected = true;
   if (e.held === true) out.held = true;
   if (e.via === 'polling' || e.via === 'websocket') out.via = e.via;
-  return out;
+  return { ok: true, value: out };
 }
 
-export type ImportResult = { ok: true; file: SessionFile; skipped: number } | { ok: false; error: string };
+/** A value from the file, for a message: short, on one line. */
+function short(v: unknown, max = 40): string {
+  let text: string;
+  try {
+    text = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+  } catch {
+    text = typeof v;
+  }
+  return oneLine(text, max);
+}
+
+/** Text from a file or a parser error, safe to show as one line. */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Reasons kept per import: the first few say what is wrong; the count says how much. */
+const MAX_PROBLEMS = 5;
+
+export type ImportResult =
+  | {
+      ok: true;
+      file: SessionFile;
+      /** Clients and events left out. */
+      skipped: number;
+      /** Why the first few were left out: "event 3: no time (t)". */
+      problems: string[];
+    }
+  | { ok: false; error: string };
 
 export function parseSessionFile(text: string): ImportResult {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    return { ok: false, error: `not JSON: ${(e as Error).message}` };
+    return { ok: false, error: `not JSON: ${oneLine((e as Error).message, 120)}` };
   }
   const d = data as Record<string, unknown> | null;
-  if (!d || typeof d !== 'object' || d.format !== SESSION_FORMAT) return { ok: false, error: `not an OUI DevTools session (format must be "${SESSION_FORMAT}")` };
-  if (d.version !== SESSION_VERSION) return { ok: false, error: `unsupported version ${String(d.version)}; this panel reads version ${SESSION_VERSION}` };
+  if (!d || typeof d !== 'object' || Array.isArray(d) || !Object.hasOwn(d, 'format')) {
+    const what = Array.isArray(d) ? 'a JSON array' : d && typeof d === 'object' ? 'JSON without a "format"' : `JSON ${short(d, 20)}`;
+    return { ok: false, error: `not an OUI DevTools session: the file is ${what} (format must be "${SESSION_FORMAT}")` };
+  }
+  if (d.format !== SESSION_FORMAT) return { ok: false, error: `not an OUI DevTools session: its format is ${short(d.format)} (format must be "${SESSION_FORMAT}")` };
+  if (d.version !== SESSION_VERSION) {
+    const newer = typeof d.version === 'number' && d.version > SESSION_VERSION;
+    return {
+      ok: false,
+      error: `unsupported version ${oneLine(String(d.version), 20)}; this panel reads version ${SESSION_VERSION}${newer ? ' (the file was written by a newer OUI DevTools: update the extension)' : ''}`,
+    };
+  }
   if (!Array.isArray(d.clients) || !Array.isArray(d.events)) return { ok: false, error: 'clients and events must be arrays' };
   if (d.events.length > MAX_IMPORT_EVENTS) return { ok: false, error: `too many events (${d.events.length} > ${MAX_IMPORT_EVENTS})` };
-  const clients = d.clients.map(readClient).filter((c): c is WireClient => c !== null);
+  const problems: string[] = [];
+  let skipped = 0;
+  const skip = (what: string) => {
+    skipped++;
+    if (problems.length < MAX_PROBLEMS) problems.push(what);
+  };
+  const clients: WireClient[] = [];
+  d.clients.forEach((raw, i) => {
+    const c = readClient(raw);
+    if (c.ok) clients.push(c.value);
+    else skip(`client ${i + 1}: ${c.why}`);
+  });
   const keys = new Set(clients.map((c) => c.key));
   const events: WireEvent[] = [];
-  let skipped = d.clients.length - clients.length;
-  for (const raw of d.events) {
+  d.events.forEach((raw, i) => {
     const ev = readEvent(raw, keys);
-    if (ev) events.push(ev);
-    else skipped++;
-  }
+    if (ev.ok) events.push(ev.value);
+    else skip(`event ${i + 1}: ${ev.why}`);
+  });
   return {
     ok: true,
     skipped,
+    problems,
     file: { format: SESSION_FORMAT, version: SESSION_VERSION, exportedAt: str(d.exportedAt) ? d.exportedAt : '', clients, events },
+  };
+}
+
+/**
+ * What the panel does with a file, and the one line it says about it: a
+ * file that is not a session, of another version, or with nothing readable
+ * in it is refused (the session on screen stays as it was); one with
+ * skipped records is imported, saying how many and why the first was.
+ */
+export type ImportOutcome = { ok: true; file: SessionFile; line: string } | { ok: false; line: string };
+
+export function importOutcome(text: string, name?: string): ImportOutcome {
+  const of = name ? ` ${oneLine(name, 60)}` : '';
+  const kept = 'the current session is kept';
+  const r = parseSessionFile(text);
+  if (!r.ok) return { ok: false, line: `Import of${of || ' the file'} failed: ${r.error}; ${kept}.` };
+  const total = r.file.events.length + r.skipped;
+  if (!r.file.events.length) {
+    const why = total ? `none of its records could be read (${r.problems[0] ?? ''})` : 'the session holds no events';
+    return { ok: false, line: `Import of${of || ' the file'} failed: ${why}; ${kept}.` };
+  }
+  const exported = r.file.exportedAt ? `exported ${oneLine(r.file.exportedAt, 40)}` : 'of unknown date';
+  const skipped = r.skipped ? `; ${r.skipped} ${r.skipped === 1 ? 'record' : 'records'} skipped (${r.problems[0]}${r.skipped > 1 ? ', …' : ''})` : '';
+  const clients = r.file.clients.length;
+  return {
+    ok: true,
+    file: r.file,
+    line: `Imported ${r.file.events.length} events of ${clients} ${clients === 1 ? 'client' : 'clients'} from${of || ' a session'} ${exported}${skipped}. Live capture is off until you go back to live.`,
   };
 }

@@ -88,8 +88,8 @@ describe('replay and inject', () => {
     const cartBefore = Number(await page.locator('#cart-count').innerText());
     await compose('socket.io', 'catalog', 'add_to_cart');
     // The form, not the JSON box: pick a product and a quantity.
-    await panel.selectOption('select[aria-label="/productId"]', { label: '"mug-travel"' });
-    await panel.fill('input[aria-label="/quantity"]', '2');
+    await panel.getByLabel('productId', { exact: true }).selectOption({ label: '"mug-travel"' });
+    await panel.getByLabel('quantity', { exact: true }).fill('2');
     assert.deepEqual(JSON.parse(await panel.inputValue('textarea[aria-label="Params JSON"]')), { productId: 'mug-travel', quantity: 2 });
     await panel.waitForSelector('[data-testid=validation] .ok');
     const { answer, requestId, delivery } = await sendAndAnswer();
@@ -208,6 +208,8 @@ describe('replay and inject', () => {
     // The runtime acknowledged the first answer: a conformant client gives a receipt and no second answer.
     assert.match(await repeat.innerText(), /receipt only/i);
     await panel.click('#tab-findings');
+    // The same-id replay is the user's experiment: its findings show only with the toggle.
+    await panel.getByLabel(/show my experiments/).check();
     assert.equal(await panel.locator('.finding[data-rule^="repeat-"]').count(), 0, 'a conformant client raises no repeat finding');
     await panel.click('#tab-timeline');
     await panel.fill('input[aria-label="Free-text filter"]', '');
@@ -253,6 +255,8 @@ describe('replay and inject', () => {
     assert.ok(text.some((t) => /argsHash does not match params/.test(t)));
     assert.ok(text.some((t) => /no approval carried/.test(t)));
     await panel.click('#tab-findings');
+    // Sent from the composer on purpose: the user's experiments, shown with the toggle.
+    await panel.getByLabel(/show my experiments/).check();
     await panel.waitForSelector('.finding[data-rule=approval-hash-mismatch]');
     await panel.waitForSelector('.finding[data-rule=approval-missing]');
     assert.equal(await panel.locator('.finding[data-rule=unapproved-run]').count(), 0, 'nothing ran without approval');

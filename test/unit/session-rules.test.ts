@@ -102,8 +102,203 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     cleanAllows: [],
   },
   'payload-problem': {
-    trigger: () => answered((tr) => tr.result(uuid(), { success: true, progress: 150 })),
-    clean: () => answered(),
+    // progress outside 0–100 is the 0.6.0 types' rule (type-shape); a fractional timestamp is no rule of its own.
+    trigger: () => answered((tr) => tr.update('cart', 'total', 1, T0 + 0.5)),
+    clean: () => answered((tr) => tr.update('cart', 'total', 1)),
+  },
+  'payload-problem-from-runtime': {
+    trigger: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart', {}, { timestamp: T0 + 0.5 });
+      tr.result(requestId, { success: true });
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart');
+      tr.result(requestId, { success: true });
+      return tr.model();
+    },
+  },
+  'malformed-frame-from-runtime': {
+    trigger: () => {
+      const tr = withCart();
+      tr.raw({ kind: 'malformed', dir: 'in', note: 'invalid JSON' });
+      return tr.model();
+    },
+    // The same frame from the client is the client's fault, not the runtime's.
+    clean: () => {
+      const tr = withCart();
+      tr.raw({ kind: 'malformed', dir: 'out', note: 'invalid JSON' });
+      return tr.model();
+    },
+    cleanAllows: ['malformed-frame'],
+  },
+  'event-ignored-from-runtime': {
+    trigger: () => {
+      const tr = withCart();
+      tr.event('action:request', { requestId: uuid() }, 'in');
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart');
+      tr.result(requestId, { success: true });
+      return tr.model();
+    },
+  },
+  'wrong-direction-from-runtime': {
+    trigger: () => {
+      const tr = withCart();
+      tr.event('observation:update', { surfaceId: 'cart', observationId: 'total', value: 1, timestamp: tr.t }, 'in');
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      tr.update('cart', 'total', 1);
+      return tr.model();
+    },
+  },
+  'malformed-not-ignored': {
+    trigger: () => {
+      const tr = withCart();
+      const id = uuid();
+      tr.event('action:request', { requestId: id, surfaceId: 'cart', actionId: 'view_cart', timestamp: tr.t }, 'in');
+      tr.wait(10);
+      tr.result(id, { success: true });
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      tr.event('action:request', { requestId: uuid(), surfaceId: 'cart', actionId: 'view_cart', timestamp: tr.t }, 'in');
+      return tr.model();
+    },
+    cleanAllows: ['event-ignored-from-runtime', 'payload-problem-from-runtime'],
+  },
+  'surface-shape': {
+    trigger: () => surfaceWith({ version: 2 }).model(),
+    clean: () => surfaceWith({ version: '1.0.0' }).model(),
+  },
+  'action-shape': {
+    trigger: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', input: { type: 'object' }, tags: 'write' }] }).model(),
+    clean: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', input: { type: 'object' }, tags: ['write'] }] }).model(),
+  },
+  'input-schema': {
+    trigger: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', input: { type: 'object', properties: { x: { $ref: 'https://schemas.test/x.json' } } } }] }).model(),
+    clean: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', input: { type: 'object', properties: { x: { type: 'string' } } } }] }).model(),
+  },
+  'observation-shape': {
+    trigger: () => surfaceWith({ observations: [{ id: 'seen', description: 'x', schema: {}, updateFrequency: 'sometimes' }] }).model(),
+    clean: () => surfaceWith({ observations: [{ id: 'seen', description: 'x', schema: {}, updateFrequency: 'realtime' }] }).model(),
+  },
+  'activation-shape': {
+    trigger: () => surfaceWith({ activation: { routes: 5 } }).model(),
+    clean: () => surfaceWith({ activation: { routes: ['/cart', '/cart/**'] } }).model(),
+  },
+  'type-shape': {
+    trigger: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', effect: 'explode', input: { type: 'object' } }] }).model(),
+    clean: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', effect: 'edit', input: { type: 'object' } }] }).model(),
+  },
+  'unavailable-while-registered': {
+    trigger: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart');
+      tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'not on this page' } });
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('ghost', 'view_cart');
+      tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'no ghost' } });
+      return tr.model();
+    },
+    cleanAllows: ['request-unknown-surface'],
+  },
+  'not-reregistered': {
+    trigger: () => reconnected(false, (tr) => tr.update('cart', 'total', 1)),
+    clean: () => reconnected(true, (tr) => tr.update('cart', 'total', 1)),
+  },
+  'request-after-transport-loss': {
+    trigger: () =>
+      reconnected(false, (tr) => {
+        const { requestId } = tr.request('cart', 'view_cart');
+        tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'not registered' } });
+      }),
+    clean: () =>
+      reconnected(true, (tr) => {
+        const { requestId } = tr.request('cart', 'view_cart');
+        tr.result(requestId, { success: true });
+      }),
+  },
+  'retry-after-timeout': {
+    trigger: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart');
+      tr.wait(31_000);
+      tr.request('cart', 'view_cart', {}, { requestId });
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart');
+      tr.wait(2_000);
+      tr.request('cart', 'view_cart', {}, { requestId });
+      tr.wait(10);
+      tr.result(requestId, { success: true });
+      return tr.model();
+    },
+    cleanAllows: [],
+  },
+  'resent-despite-receipt': {
+    trigger: () => resent([1_000], true),
+    clean: () => resent([1_000], false),
+  },
+  'resent-without-backoff': {
+    trigger: () => resent([1_000, 1_000], false),
+    clean: () => resent([1_000, 2_000], false),
+  },
+  'known-surfaces-unheld': {
+    trigger: () => {
+      const tr = withCart();
+      const first = tr.request('cart', 'view_cart');
+      tr.result(first.requestId, { success: true, surfacesHash: surfacesHash([catalogSurface()]) }, ['surfaces']);
+      const { requestId } = tr.request('cart', 'view_cart', {}, { knownSurfaces: surfacesHash([catalogSurface()]) });
+      tr.result(requestId, { success: true });
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      const first = tr.request('cart', 'view_cart');
+      tr.result(first.requestId, { success: true });
+      const { requestId } = tr.request('cart', 'view_cart', {}, { knownSurfaces: surfacesHash(tr.mounted) });
+      tr.result(requestId, { success: true });
+      return tr.model();
+    },
+    // The result without its surfaces is the client's fault too, under their own rules.
+    cleanAllows: [],
+  },
+  'pending-resolved-transport-lost': {
+    trigger: () => {
+      const tr = withCart();
+      tr.request('cart', 'view_cart');
+      tr.close();
+      return tr.model();
+    },
+    clean: () => {
+      const tr = withCart();
+      const { requestId } = tr.request('cart', 'view_cart');
+      tr.result(requestId, { success: true });
+      tr.close();
+      return tr.model();
+    },
+  },
+  'result-ack-shape': {
+    trigger: () => answered((tr, _id, r) => tr.resultAck(r, { ok: false })),
+    clean: () => answered((tr, _id, r) => tr.resultAck(r, { ok: true })),
+  },
+  'approval-shape': {
+    trigger: () => approvedOrder({ approvalId: '', argsHash: argsHashSync({ note: 'x' }) }, { success: false, error: { code: 'ACTION_DENIED', message: 'no such approval' } }),
+    clean: () => approvedOrder({ approvalId: 'ap1', argsHash: argsHashSync({ note: 'x' }) }),
   },
   'wrong-direction': {
     trigger: () => {
@@ -724,6 +919,34 @@ const SCENARIOS: Record<RuleId, Scenario> = {
   },
 };
 
+/** A client whose transport dropped and came back, registering its cart again or not, then `then`. */
+function reconnected(reregister: boolean, then: (tr: Traffic) => void): SessionModel {
+  const tr = withCart();
+  tr.wait(10);
+  tr.close();
+  tr.wait(500);
+  tr.raw({ kind: 'lifecycle', type: 'socket.io connect', dir: 'in' });
+  tr.mounted = [];
+  if (reregister) tr.register(cartSurface());
+  tr.wait(10);
+  then(tr);
+  return tr.model();
+}
+
+/** A request sent again after each gap in `gaps`, with a receipt of the first send or none, then answered. */
+function resent(gaps: number[], receipt: boolean): SessionModel {
+  const tr = withCart();
+  const { ev, requestId } = tr.request('cart', 'view_cart');
+  if (receipt) tr.receipt(ev);
+  for (const gap of gaps) {
+    tr.wait(gap);
+    tr.request('cart', 'view_cart', {}, { requestId });
+  }
+  tr.wait(10);
+  tr.result(requestId, { success: true });
+  return tr.model();
+}
+
 function answeredWithTimestamp(offset: number): SessionModel {
   const tr = withCart();
   const { requestId } = tr.request('cart', 'view_cart');
@@ -800,6 +1023,8 @@ describe('rules: trigger and clean traffic', () => {
         const hits = findingsOf(m, rule.id);
         assert.equal(hits.length >= 1, true, `expected ${rule.id}, got ${m.findings.map((f) => f.rule).join(', ') || 'nothing'}`);
         for (const f of hits) {
+          assert.equal(f.section, rule.section, 'cites its rule\'s section');
+          assert.equal(f.party, rule.party, 'names its rule\'s party');
           assert.ok(f.events.length >= 1, 'names the events that show it');
           assert.ok(f.message.length > 0 && !f.message.includes('\n'), 'one line');
           assert.ok(f.section.length > 0);
