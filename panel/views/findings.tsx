@@ -76,6 +76,15 @@ export function severityCounts(list: Finding[]): Record<Severity, number> {
   return counts;
 }
 
+/** Clients whose surfaces declare the release they implement, as [label, release]. */
+function declaring(client: string | null): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [key, c] of model.clients) {
+    if (c.declaredVersion && (!client || key === client)) out.push([c.client.label || key, c.declaredVersion]);
+  }
+  return out;
+}
+
 export function Findings() {
   void version.value;
   const client = selectedClient.value;
@@ -105,8 +114,9 @@ export function Findings() {
           <input type="checkbox" checked={showExperiments.value} onChange={() => (showExperiments.value = !showExperiments.value)} />
           show my experiments ({experiments})
         </label>
-        <span class="muted" data-testid="judged-version" title="Pick another release in the toolbar">
+        <span class="muted" data-testid="judged-version" title="Pick another release in the toolbar; a client whose surfaces declare their release in metadata is judged by it">
           judged by spec {specVersion.value}
+          {declaring(client).map(([label, v]) => `; ${label} declares ${v}`).join('')}
         </span>
         <button title="Copy the findings shown, as JSON" onClick={() => void copyAll(list)}>
           {copied.value ? 'Copied' : 'Copy as JSON'}

@@ -12,6 +12,7 @@ import type { LifecycleKind, SurfaceState } from './model-types.ts';
 import { resolveUnavailable } from './model-requests.ts';
 import { discardObservations, syncObservations } from './model-observations.ts';
 import { diffSurfaceSets } from './surface-diff.ts';
+import { declaredVersion } from './rules.ts';
 
 /** surfacesHash that never throws: decoded JSON always hashes, anything else is named. */
 export function safeSurfacesHash(surfaces: unknown): string {
@@ -58,6 +59,8 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   const before = track.mountedSurfaces();
   const replaced = track.state.surfaces.has(surface.id);
   track.state.surfaces.set(surface.id, { surface: surface as unknown as OUISurface, since: ev.t, eventId: ev.id });
+  const declared = declaredVersion(surface.metadata);
+  if (declared) track.state.declaredVersion = declared;
   lifecycle(c, surface.id, replaced ? 'replaced' : 'registered');
   syncObservations(track, surface as unknown as OUISurface);
   track.surfacesKnown = true;

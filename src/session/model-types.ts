@@ -190,6 +190,8 @@ export interface AckRecord {
 
 export interface ClientState {
   client: WireClient;
+  /** The spec release the client's surfaces declare in their metadata, when they do: it is judged by it. */
+  declaredVersion?: string;
   /** Mounted now, by surface id. */
   surfaces: Map<string, SurfaceState>;
   lifecycle: LifecycleEntry[];

@@ -54,7 +54,7 @@ export class SessionModel {
   internalErrors = 0;
   lastInternalError?: string;
 
-  /** The release every client is judged by: no traffic declares one, so the user's pick. */
+  /** The release the user picked: every client is judged by it, but one whose surfaces declare another. */
   readonly specVersion: SpecVersion;
   private readonly log: FindingLog;
   /** The user's injected and replayed requests and their answers: their findings are marked as experiments. */
@@ -75,7 +75,7 @@ export class SessionModel {
       ...(positive(opts.maxRequests) ? { maxRequests: opts.maxRequests } : {}),
     };
     this.specVersion = judgedVersion(opts.specVersion);
-    this.log = new FindingLog(this.limits.maxFindings, () => this.specVersion);
+    this.log = new FindingLog(this.limits.maxFindings, (client) => judgedVersion(this.specVersion, this.clients.get(client)?.declaredVersion));
     this.log.experimentOf = (events) => this.experiments.anyExperiment(events);
     this.findings = this.log.list;
   }

@@ -174,12 +174,40 @@ export function ruleApplies(rule: Rule, version: SpecVersion): boolean {
 }
 
 /**
- * The release a client is judged by. The spec asks that "surfaces and
- * runtimes SHOULD declare which spec version they implement", but the
- * published texts define no field for it (`OUISurface.version` is the
- * surface's own contract version), so no traffic shows a declaration and the
- * user's pick decides.
+ * The release a client is judged by: the one it declares, else the user's
+ * pick. The spec asks that "surfaces and runtimes SHOULD declare which spec
+ * version they implement" but defines no field for it (`OUISurface.version`
+ * is the surface's own contract version), so a declaration is read where the
+ * spec leaves room for one: a surface's `metadata` (see `declaredVersion`).
  */
-export function judgedVersion(picked: unknown): SpecVersion {
+export function judgedVersion(picked: unknown, declared?: unknown): SpecVersion {
+  if (isSpecVersion(declared)) return declared;
   return isSpecVersion(picked) ? picked : LATEST_SPEC_VERSION;
+}
+
+/** `metadata` keys under which a surface may declare the spec release its client implements. */
+export const VERSION_METADATA_KEYS = ['ouiSpecVersion', 'ouiVersion', 'specVersion', 'oui-spec', 'oui'] as const;
+
+/**
+ * The release a surface's `metadata` declares ("0.4.1", "oui-spec@0.4.1",
+ * "v0.6"), as the newest release of SPEC_VERSIONS not after it (a 0.5.0
+ * client is held to 0.4.1's rules, a 0.1 client to 0.2.0's), or undefined.
+ */
+export function declaredVersion(metadata: unknown): SpecVersion | undefined {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return undefined;
+  for (const key of VERSION_METADATA_KEYS) {
+    if (!Object.hasOwn(metadata, key)) continue;
+    const v = (metadata as Record<string, unknown>)[key];
+    const m = typeof v === 'string' ? /(\d+)\.(\d+)(?:\.(\d+))?/.exec(v) : null;
+    if (!m) continue;
+    const n = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+    let found: SpecVersion = SPEC_VERSIONS[0];
+    for (const release of SPEC_VERSIONS) {
+      const r = release.split('.').map(Number);
+      const cmp = n[0]! - r[0]! || n[1]! - r[1]! || n[2]! - r[2]!;
+      if (cmp >= 0) found = release;
+    }
+    return found;
+  }
+  return undefined;
 }

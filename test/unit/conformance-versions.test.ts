@@ -1,13 +1,13 @@
 /**
- * A client is judged by one spec release (the user's pick; the traffic
- * declares none): rules written after it raise nothing, rules it had still
+ * A client is judged by one spec release (the one its surfaces declare in
+ * their metadata, else the user's pick): rules written after it raise nothing, rules it had still
  * do. One client of each release, conformant to its own.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { surfacesHash } from '../../src/protocol/index.ts';
 import { SessionModel, replay } from '../../src/session/model.ts';
-import { LATEST_SPEC_VERSION, RULES, SPEC_VERSIONS, judgedVersion, ruleApplies, type SpecVersion } from '../../src/session/rules.ts';
+import { LATEST_SPEC_VERSION, RULES, SPEC_VERSIONS, declaredVersion, judgedVersion, ruleApplies, type SpecVersion } from '../../src/session/rules.ts';
 import { Traffic, cartSurface, withCart } from './session-helpers.ts';
 
 const ADD = { sku: 'a', qty: 1 };
@@ -136,5 +136,39 @@ describe('the judged spec release', () => {
     const first = judged(tr, '0.6.0').findings.map((f) => [f.rule, f.message]);
     assert.deepEqual(judged(tr, '0.4.1').findings, []);
     assert.deepEqual(judged(tr, '0.6.0').findings.map((f) => [f.rule, f.message]), first);
+  });
+
+  it('reads a release a surface declares in its metadata', () => {
+    assert.equal(declaredVersion({ ouiSpecVersion: '0.4.1' }), '0.4.1');
+    assert.equal(declaredVersion({ oui: 'oui-spec@0.6.0' }), '0.6.0');
+    assert.equal(declaredVersion({ specVersion: 'v0.4' }), '0.4.0');
+    assert.equal(declaredVersion({ ouiVersion: '0.5.2' }), '0.4.1', 'an unpublished release is held to the newest before it');
+    assert.equal(declaredVersion({ ouiVersion: '0.1.0' }), '0.2.0', 'older than every text: the oldest');
+    assert.equal(declaredVersion({ ouiVersion: '1.0.0' }), '0.6.0');
+    for (const none of [undefined, null, [], 'x', {}, { version: '0.4.1' }, { ouiVersion: 4 }, { ouiVersion: 'latest' }, JSON.parse('{"__proto__":{"ouiVersion":"0.4.1"}}')]) {
+      assert.equal(declaredVersion(none), undefined, JSON.stringify(none));
+    }
+  });
+
+  it('a client that declares its release is judged by it, whatever the pick; one that declares none by the pick', () => {
+    const declaring = () => {
+      const tr = new Traffic();
+      tr.register({ ...cartSurface(), metadata: { ouiSpecVersion: '0.4.1' } });
+      const a = tr.request('cart', 'add_item', ADD);
+      tr.wait(20);
+      tr.result(a.requestId, { success: true, data: { count: 1 } }, ['surfacesHash']);
+      return tr;
+    };
+    for (const v of SPEC_VERSIONS) assert.deepEqual(rulesOf(judged(declaring(), v)), [], v);
+    const m = judged(declaring(), '0.6.0');
+    assert.equal(m.clients.get('c1')!.declaredVersion, '0.4.1');
+    // The same traffic without the declaration is judged by the pick.
+    assert.deepEqual(rulesOf(judged(client041(), '0.6.0')), ['hash-missing']);
+    // A client declaring 0.6.0 is held to 0.6.0 even when the pick is older.
+    const newer = new Traffic();
+    newer.register({ ...cartSurface(), metadata: { ouiSpecVersion: '0.6.0' } });
+    const b = newer.request('cart', 'add_item', ADD);
+    newer.result(b.requestId, { success: true, data: { count: 1 } }, ['surfacesHash']);
+    assert.deepEqual(rulesOf(judged(newer, '0.2.0')), ['hash-missing']);
   });
 });
