@@ -158,6 +158,8 @@ function Field({ schema, value, onChange, path, depth, name, id, describedBy, re
   }
   switch (typeOf(schema)) {
     case 'string':
+      // No `pattern` attribute: the browser would run the page's regex with its backtracking engine on every
+      // keystroke; the composer validates with the linear-time engine instead (src/protocol/linear-regexp.ts).
       return (
         <input
           {...named}
@@ -165,7 +167,6 @@ function Field({ schema, value, onChange, path, depth, name, id, describedBy, re
           value={typeof value === 'string' ? value : ''}
           minLength={schema.minLength}
           maxLength={schema.maxLength}
-          pattern={schema.pattern}
           placeholder={schema.format ?? ''}
           onInput={(e) => onChange((e.target as HTMLInputElement).value)}
         />

@@ -14,13 +14,16 @@
  * (WeakMap); the schema is copied before cfworker sees it, since cfworker
  * annotates the schema objects it is given.
  *
- * Limits: a schema `pattern` is run by the JS regex engine, so a
- * catastrophic pattern can take long; nothing here can interrupt it.
+ * Patterns run in linear time (RE2, see linear-regexp.ts): a page's
+ * catastrophic `pattern` cannot freeze the panel. A schema whose pattern RE2
+ * cannot express (lookaround, backreferences) is refused as a schema error,
+ * never run by the backtracking engine.
  *
  * Pure: no DOM, no extension API, no Node APIs.
  */
 
 import { Validator, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+import { linearRegExpError, withLinearRegExp } from './linear-regexp.ts';
 
 export interface SchemaError {
   /** JSON pointer (RFC 6901) into the validated value; '' is the value itself. */
@@ -116,10 +119,11 @@ function findBadPattern(schema: unknown): string | null {
 function regexError(source: string): string | null {
   try {
     new RegExp(source, 'u');
-    return null;
   } catch (e) {
     return messageOf(e);
   }
+  const linear = linearRegExpError(source);
+  return linear ? `${JSON.stringify(source)} cannot run in linear time (${linear}); not checked` : null;
 }
 
 function getValidator(schema: unknown): Cached {
@@ -344,7 +348,7 @@ export function validateJson(value: unknown, schema: unknown): SchemaValidation 
   if (value === undefined) return { valid: false, errors: [{ pointer: '', message: 'no value (undefined is not JSON)' }] };
   let result: { valid: boolean; errors: OutputUnit[] };
   try {
-    result = c.validator.validate(value);
+    result = withLinearRegExp(() => c.validator.validate(value));
   } catch (e) {
     const m = messageOf(e);
     if (/^Instances of ".*" type are not supported/.test(m)) {

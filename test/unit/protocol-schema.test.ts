@@ -151,3 +151,53 @@ describe('validateJson', () => {
     );
   });
 });
+
+describe('page-supplied patterns run in linear time', () => {
+  // A backtracking engine takes about 2^30 steps here: the test would not end.
+  it('a catastrophic pattern gives its verdict at once', { timeout: 20_000 }, () => {
+    const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^(x+x+)+y$': { type: 'string' } } };
+    assert.deepEqual(errs({ s: 'a'.repeat(30) + '!' }, schema), [['/s', 'does not match the pattern "^(a+)+$"']]);
+    assert.deepEqual(errs({ s: 'a'.repeat(5000) }, schema), []);
+    assert.deepEqual(errs({ [`${'x'.repeat(40)}`]: 1 }, schema), []);
+    assert.deepEqual(errs({ [`${'x'.repeat(40)}y`]: 1 }, schema), [['/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxy', 'expected string, got number']]);
+  });
+
+  it('a pattern only a backtracking engine can run is refused as a schema error, never run', () => {
+    for (const pattern of ['^(?=a)(a+)+$', '^(a)\\1$', '(?<!x)y']) {
+      const r = validateJson('a', { type: 'string', pattern });
+      assert.equal(r.valid, false);
+      assert.match(r.errors[0]!.message, /^schema error: invalid pattern at \/pattern: .* cannot run in linear time/);
+    }
+  });
+
+  it('leaves the global RegExp as it was, whatever happens inside', () => {
+    const before = RegExp;
+    validateJson({ s: 'x' }, { properties: { s: { pattern: 'x' } } });
+    validateJson(10n, { type: 'integer', pattern: 'x' });
+    assert.equal(RegExp, before);
+    assert.ok(/a/ instanceof RegExp);
+  });
+
+  it('agrees with the JS engine on patterns both can run (fast-check)', () => {
+    const atom = fc.oneof(fc.constantFrom('a', 'b', '.', '[ab]', '[^a]', '\\d', '\\w', '\\s', 'é', '😀', '\\.'), fc.constant('c'));
+    const pattern = fc.letrec<{ re: string }>((tie) => ({
+      re: fc.oneof(
+        { depthSize: 'small', maxDepth: 3 },
+        atom,
+        fc.tuple(tie('re'), tie('re')).map(([x, y]) => x + y),
+        fc.tuple(tie('re'), tie('re')).map(([x, y]) => `(?:${x}|${y})`),
+        fc.tuple(tie('re'), fc.constantFrom('*', '+', '?', '{1,3}', '{2}', '*?')).map(([x, q]) => `(?:${x})${q}`),
+        tie('re').map((x) => `^${x}`),
+        tie('re').map((x) => `${x}$`),
+      ),
+    })).re;
+    const input = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '1', ' ', '.', 'é', '😀', '\n'), maxLength: 12 });
+    fc.assert(
+      fc.property(pattern, input, (p, s) => {
+        const native = new RegExp(p, 'u').test(s);
+        assert.equal(validateJson(s, { pattern: p }).valid, native, `${p} on ${JSON.stringify(s)}`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
