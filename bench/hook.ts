@@ -1,9 +1,13 @@
 /**
- * What the page hook costs the app, measured in real Chromium with and
- * without the extension: the app's WebSocket send loop, the delivery of a
- * burst of inbound frames to its listener, a burst of OUI postMessages, and
- * direct-transport calls. Figures, not assertions; written to
- * bench/hook-results.json.
+ * What the page hook costs the app, measured in real Chromium side by side:
+ * without any tap, with the cheapest honest tap (an init script that pushes
+ * a timestamp and the data into an array: the floor any capture costs), and
+ * with the extension. Scenarios: the app's WebSocket send loop, inbound
+ * frames dispatched to its listener (synthetic, so only listener work is
+ * timed), a burst of inbound frames from the server, a burst of OUI
+ * postMessages, and direct-transport calls. The figure that matters is the
+ * hook's cost per item against the tap's. Figures, not assertions; written
+ * to bench/hook-results.json.
  */
 import { writeFileSync } from 'node:fs';
 import { launch, type Browser } from '../test/support/browser.ts';
@@ -22,6 +26,19 @@ window.bench = {
     for (let i = 0; i < n; i++) ws.send(frame);
     const t = performance.now() - t0;
     ws.close();
+    return t;
+  },
+  async dispatch(n) {
+    const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+    await new Promise((r) => (ws.onopen = r));
+    let got = 0;
+    ws.onmessage = () => { got++; };
+    const origin = location.origin.replace('http', 'ws');
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) ws.dispatchEvent(new MessageEvent('message', { data: frame, origin }));
+    const t = performance.now() - t0;
+    ws.close();
+    if (got !== n) throw new Error('lost events');
     return t;
   },
   async receive(n) {
@@ -61,9 +78,10 @@ function median(xs: number[]): number {
 async function measure(b: Browser, url: string): Promise<Record<string, number>> {
   const p = await b.context.newPage();
   await p.goto(url);
-  const out: Record<string, number[]> = { send: [], receive: [], postMessage: [], direct: [] };
+  const out: Record<string, number[]> = { send: [], dispatch: [], receive: [], postMessage: [], direct: [] };
   for (let i = 0; i < ROUNDS; i++) {
     out.send!.push(await p.evaluate((n) => (window as any).bench.send(n), FRAMES));
+    out.dispatch!.push(await p.evaluate((n) => (window as any).bench.dispatch(n), FRAMES));
     out.receive!.push(await p.evaluate((n) => (window as any).bench.receive(n), FRAMES));
     out.postMessage!.push(await p.evaluate((n) => (window as any).bench.postMessages(n), FRAMES / 4));
     out.direct!.push(await p.evaluate((n) => (window as any).bench.direct(n), FRAMES));
@@ -82,10 +100,21 @@ server.onConnection((ws) => {
   });
 });
 
+/** The cheapest honest tap: a timestamp and the data pushed into an array, nothing else. */
+const CHEAPEST_TAP = `(() => {
+  const log = []; window.__tapLog = log;
+  const N = WebSocket, send = N.prototype.send;
+  N.prototype.send = function (d) { log.push(performance.now(), d); return send.call(this, d); };
+  window.WebSocket = new Proxy(N, { construct(t, a, nt) { const ws = Reflect.construct(t, a, nt); ws.addEventListener('message', (e) => log.push(performance.now(), e.data)); return ws; } });
+  addEventListener('message', (e) => log.push(performance.now(), e.data), true);
+  window.__OUI_DEVTOOLS_HOOK__ = { attach(t) { const sr = t.sendResult; t.sendResult = function (r, ack) { log.push(performance.now(), r); return sr.call(this, r, ack); }; } };
+})();`;
+
 const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), frames: FRAMES, rounds: ROUNDS };
-for (const [name, extension] of [['without', false], ['with', true]] as const) {
+for (const [name, extension, tap] of [['without', false, false], ['cheapestTap', false, true], ['with', true, false]] as const) {
   const b = await launch({ extension });
   try {
+    if (tap) await b.context.addInitScript(CHEAPEST_TAP);
     results[name] = await measure(b, server.url);
   } finally {
     await b.close();
@@ -95,14 +124,23 @@ await server.close();
 
 const w = results.with as Record<string, number>;
 const wo = results.without as Record<string, number>;
+const tap = results.cheapestTap as Record<string, number>;
 const labels: Record<string, string> = {
   send: `${FRAMES} ws.send() calls`,
-  receive: `${FRAMES} inbound frames to the app's listener`,
+  dispatch: `${FRAMES} inbound frames dispatched to the app's listener`,
+  receive: `${FRAMES} inbound frames from the server to the app's listener`,
   postMessage: `${FRAMES / 4} OUI postMessages delivered`,
   direct: `${FRAMES} direct sendResult() calls`,
 };
+const perItem = (k: string, ms: number) => (ms * 1000) / (k === 'postMessage' ? FRAMES / 4 : FRAMES);
+const overhead: Record<string, unknown> = {};
 for (const k of Object.keys(labels)) {
-  const ratio = w[k]! / wo[k]!;
-  console.log(`${labels[k]}: without ${wo[k]!.toFixed(1)} ms | with the hook ${w[k]!.toFixed(1)} ms (x${ratio.toFixed(2)}, +${(((w[k]! - wo[k]!) * 1000) / (k === 'postMessage' ? FRAMES / 4 : FRAMES)).toFixed(2)} us per item)`);
+  const hookCost = perItem(k, w[k]! - wo[k]!);
+  const tapCost = perItem(k, tap[k]! - wo[k]!);
+  overhead[k] = { hookUsPerItem: +hookCost.toFixed(3), tapUsPerItem: +tapCost.toFixed(3), hookOverTap: tapCost > 0 ? +(hookCost / tapCost).toFixed(2) : null };
+  console.log(
+    `${labels[k]}: without ${wo[k]!.toFixed(1)} ms | cheapest tap ${tap[k]!.toFixed(1)} ms (+${tapCost.toFixed(2)} us/item) | the hook ${w[k]!.toFixed(1)} ms (+${hookCost.toFixed(2)} us/item, ${tapCost > 0 ? `x${(hookCost / tapCost).toFixed(2)} the tap's cost` : 'tap cost below noise'})`,
+  );
 }
+results.overhead = overhead;
 writeFileSync(new URL('./hook-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);

@@ -31,6 +31,7 @@ export interface CaptureBuffer {
   /** True while `injecting` runs: what the extension itself dispatches is not the page's forgery. */
   isInjecting(): boolean;
   addClient(kind: TransportKind, url: string, key?: string): CapturedClient;
+  /** Records `fields` (a fresh object the caller gives up) as an item of `client`. */
   record(client: CapturedClient, kind: CapturedKind, fields?: Partial<CapturedItem>): CapturedItem;
   /** An item whose payload arrives later (a Blob being read); later items wait for it. */
   recordPending(client: CapturedClient, fields: Partial<CapturedItem>): (payload: CapturedPayload, size?: number) => void;
@@ -173,10 +174,16 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     }
   }
 
+  /** `fields` becomes the item itself (callers pass a fresh literal): no copy on the app's hot path. */
   function record(client: CapturedClient, kind: CapturedKind, fields?: Partial<CapturedItem>): CapturedItem {
     const seq = (seqs.get(client.id) ?? 0) + 1;
     seqs.set(client.id, seq);
-    const item: CapturedItem = { ...fields, hook, client: client.id, seq, t: natives.now(), kind };
+    const item = (fields ?? {}) as CapturedItem;
+    item.hook = hook;
+    item.client = client.id;
+    item.seq = seq;
+    item.t = natives.now();
+    item.kind = kind;
     if (injectDepth > 0) item.injected = true;
     push(item);
     return item;

@@ -14,6 +14,8 @@ const randomValues = crypto.getRandomValues.bind(crypto);
 const blobArrayBuffer = Blob.prototype.arrayBuffer;
 const promiseThen = Promise.prototype.then;
 const apply = Reflect.apply;
+/** `uncurry(getter)(obj)` calls the getter on obj: bound now, so a page patching Function.prototype.call later changes nothing. */
+const uncurry = <T>(f: ((this: never) => T) | undefined): ((self: unknown) => T) | undefined => (f ? (Function.prototype.call.bind(f) as (self: unknown) => T) : undefined);
 
 /** A getter of this window's own accessor, or of a prototype's; it reads whichever window it is called on. */
 function getter(obj: object, name: string): ((this: unknown) => unknown) | undefined {
@@ -25,12 +27,12 @@ function getter(obj: object, name: string): ((this: unknown) => unknown) | undef
 }
 // `parent` and `length` are [Replaceable]: a page can redefine them on its own window. These getters
 // are the browser's, taken first; called on any window (cross-origin included) they read the real tree.
-const parentOf = getter(window, 'parent');
-const lengthOf = getter(window, 'length');
-const readyStateOf = getter(WebSocket.prototype, 'readyState');
-const eventSourceOf = getter(MessageEvent.prototype, 'source');
-const eventOriginOf = getter(MessageEvent.prototype, 'origin');
-const eventDataOf = getter(MessageEvent.prototype, 'data');
+const parentOf = uncurry(getter(window, 'parent') as (this: never) => Window | null);
+const lengthOf = uncurry(getter(window, 'length') as (this: never) => number);
+const readyStateOf = uncurry(getter(WebSocket.prototype, 'readyState') as (this: never) => number);
+const eventSourceOf = uncurry(getter(MessageEvent.prototype, 'source') as (this: never) => MessageEventSource | null);
+const eventOriginOf = uncurry(getter(MessageEvent.prototype, 'origin') as (this: never) => string);
+const eventDataOf = uncurry(getter(MessageEvent.prototype, 'data') as (this: never) => unknown);
 
 export const natives = {
   setTimeout: setTimeoutNative,
@@ -58,23 +60,23 @@ export const natives = {
     return apply(blobArrayBuffer, blob, []) as Promise<ArrayBuffer>;
   },
   parent(w: Window): Window | null {
-    return parentOf ? (apply(parentOf, w, []) as Window | null) : w.parent;
+    return parentOf ? parentOf(w) : w.parent;
   },
   frameCount(w: Window): number {
-    return lengthOf ? (apply(lengthOf, w, []) as number) : w.length;
+    return lengthOf ? lengthOf(w) : w.length;
   },
   readyState(ws: WebSocket): number {
-    return readyStateOf ? (apply(readyStateOf, ws, []) as number) : ws.readyState;
+    return readyStateOf ? readyStateOf(ws) : ws.readyState;
   },
   /** A message event's source, origin and data as the browser set them. */
   messageSource(e: MessageEvent): MessageEventSource | null {
-    return eventSourceOf ? (apply(eventSourceOf, e, []) as MessageEventSource | null) : e.source;
+    return eventSourceOf ? eventSourceOf(e) : e.source;
   },
   messageOrigin(e: MessageEvent): string {
-    return eventOriginOf ? (apply(eventOriginOf, e, []) as string) : e.origin;
+    return eventOriginOf ? eventOriginOf(e) : e.origin;
   },
   messageData(e: MessageEvent): unknown {
-    return eventDataOf ? apply(eventDataOf, e, []) : e.data;
+    return eventDataOf ? eventDataOf(e) : e.data;
   },
 };
 

@@ -53,8 +53,35 @@ function isOUIType(type: unknown): type is string {
   return isProtocolEventType(type) || isExtensionEventType(type);
 }
 
+/**
+ * A frame's place in the tab changes only when frames are added, removed or
+ * moved: paths are kept this long rather than walked on every message (each
+ * step of the walk crosses windows, which costs more than the capture).
+ */
+const PATH_TTL_MS = 250;
+
 export function tapPostMessage(buffer: CaptureBuffer): void {
   const clients = new Map<string, CapturedClient>();
+  let selfPath = '';
+  let selfAt = -Infinity;
+  const peerPaths = new WeakMap<object, { path: string; at: number }>();
+
+  function pathOf(w: Window, now: number): string {
+    if (w === window) {
+      if (now - selfAt > PATH_TTL_MS) {
+        selfPath = framePath(window);
+        selfAt = now;
+      }
+      return selfPath;
+    }
+    let known = peerPaths.get(w);
+    if (!known || now - known.at > PATH_TTL_MS) {
+      known = { path: framePath(w), at: now };
+      peerPaths.set(w, known);
+    }
+    return known.path;
+  }
+
   buffer.natives.listen(
     window,
     'message',
@@ -65,23 +92,28 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
         if (!e.isTrusted && !buffer.isInjecting()) return;
         const data: unknown = natives.messageData(e);
         if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
-        const self = framePath(window);
+        const now = natives.now();
+        const self = pathOf(window, now);
         const source = natives.messageSource(e);
-        const origin = natives.messageOrigin(e);
-        const peer = source && 'frames' in source ? framePath(source as Window) : `origin:${origin || 'unknown'}`;
-        const key = `postmessage:${[self, peer].sort().join('<->')}`;
+        const peer = source && 'frames' in source ? pathOf(source as Window, now) : `origin:${natives.messageOrigin(e) || 'unknown'}`;
+        // The same key in both frames of a pairing: the two paths in a fixed order.
+        const key = self < peer ? `postmessage:${self}<->${peer}` : `postmessage:${peer}<->${self}`;
         let client = clients.get(key);
         if (!client) {
-          client = buffer.addClient('postmessage', origin || 'null', key);
+          client = buffer.addClient('postmessage', natives.messageOrigin(e) || 'null', key);
           clients.set(key, client);
         }
-        const { text, ...copied } = jsonPayload(data);
+        const copied = jsonPayload(data);
         // Only answers are held, never the injected request on its way to the client.
         const type = (data as { type: string }).type;
-        const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(text);
-        buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, ...copied, ...(held ? { held } : {}) });
-        // An answer to an injected request stops here: the app's own runtime never asked for it.
-        if (held) e.stopImmediatePropagation();
+        const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(copied.text);
+        const item = buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: copied.payload });
+        if (copied.size !== undefined) item.size = copied.size;
+        if (held) {
+          item.held = true;
+          // An answer to an injected request stops here: the app's own runtime never asked for it.
+          e.stopImmediatePropagation();
+        }
       } catch {
         // A message we cannot read is the app's business only.
       }

@@ -4,7 +4,7 @@
  * names, lengths, statics, `instanceof` and `ws.constructor` stay the
  * browser's own, and subclasses keep working.
  */
-import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { FRAME_CAP, bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import { disguise, disguiseConstructor, replaceProperty } from '../disguise.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
 
@@ -37,7 +37,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     return (data, extra) => {
       try {
         if (typeof data === 'string') {
-          buffer.record(client, 'frame', { dir, ...extra, ...textPayload(data) });
+          buffer.record(client, 'frame', extra || data.length > FRAME_CAP ? { dir, ...extra, ...textPayload(data) } : { dir, payload: { text: data } });
         } else if (data instanceof NativeArrayBuffer) {
           buffer.record(client, 'frame', { dir, ...bytesPayload(new Uint8Array(data)) });
         } else if (isView(data)) {
@@ -60,7 +60,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   function tap(ws: WebSocket): void {
     const client = buffer.addClient('websocket', String(ws.url));
     const inbound = frame(client, 'in');
-    listen(ws, 'message', (e) => inbound((e as MessageEvent).data));
+    listen(ws, 'message', (e) => inbound(natives.messageData(e as MessageEvent)));
     listen(ws, 'open', () => buffer.record(client, 'open'));
     listen(ws, 'error', () => buffer.record(client, 'error'));
     listen(ws, 'close', (e) => {
