@@ -16,7 +16,7 @@ import { installDirectHook } from './taps/direct.ts';
 import { connectBridge } from './hook-port.ts';
 import { natives } from './natives.ts';
 import { inject } from './inject.ts';
-import type { InjectCommand } from '../src/capture/types.ts';
+import type { HoldCommand, InjectCommand } from '../src/capture/types.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
@@ -25,11 +25,15 @@ function install(): void {
   tapPostMessage(buffer);
   installDirectHook(buffer);
   connectBridge(buffer, (message, reply) => {
+    if (message.type === 'hook:hold') {
+      const hold = message as unknown as HoldCommand;
+      if (Array.isArray(hold.hold) && typeof hold.scope === 'string') buffer.held.hold(hold.hold.filter((m) => typeof m === 'string'), hold.scope);
+      return;
+    }
     if (message.type !== 'hook:inject') return;
     const command = message as unknown as InjectCommand;
     const outcome = inject(buffer, command);
-    // In a broadcast (postMessage), only the frame the command was for answers.
-    if (outcome.ok || outcome.error !== 'not this frame') reply({ type: 'answer', id: command.id, ...outcome });
+    reply({ type: 'answer', id: command.id, ...outcome });
   });
 }
 

@@ -13,16 +13,17 @@ import type { InjectCommand } from '../src/capture/types.ts';
 
 export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: true } | { ok: false; error: string } {
   const { target } = command;
-  buffer.held.hold(command.hold);
   switch (target.via) {
     case 'websocket': {
       if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
       const ws = sockets.get(target.client)?.deref();
       if (!ws || ws.readyState !== WebSocket.OPEN) return { ok: false, error: 'the socket is no longer open' };
+      buffer.held.hold(command.hold, target.client);
       deliverToSocket(buffer, ws, String(command.frame));
       return { ok: true };
     }
     case 'postmessage': {
+      // The answer arrives in the peer's frame, whose hook the panel asks to hold it (HoldCommand).
       if (framePath(window) !== target.clientPath) return { ok: false, error: 'not this frame' };
       const source = windowAt(target.peerPath);
       const origin = target.origin ?? originOf(target.peerPath);
@@ -35,6 +36,7 @@ export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: tru
       if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
       const entry = directClients.get(target.client);
       if (!entry || entry.handlers.size === 0) return { ok: false, error: 'the transport has no action handler' };
+      buffer.held.hold(command.hold, target.client);
       const receipt = () => {};
       buffer.injecting(() => {
         for (const handler of entry.handlers) handler(command.request, command.wantReceipt ? receipt : undefined);

@@ -61,6 +61,8 @@ export function injectRequest(client: WireClient, input: InjectInput, opts: { wa
     record.status = 'failed';
     record.error = 'not connected to a tab';
   } else {
+    // The hold first: the peer's frame must know before the client can answer.
+    if (plan.hold) connection.send({ ...plan.hold.command, frameId: plan.hold.frameId });
     connection.send({ ...plan.command, ...(plan.frameId !== undefined ? { frameId: plan.frameId } : {}) });
   }
   injections.value = [record, ...injections.value].slice(0, MAX_HISTORY);

@@ -78,7 +78,7 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       } else if (name === 'sendResult') {
         wrapped = function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown, ...rest: unknown[]) {
           const copied = jsonPayload(result);
-          if (buffer.held.active && buffer.held.matches(copied.text)) {
+          if (buffer.held.active && buffer.held.matches(copied.text, client.id)) {
             // An answer to an injected request: captured, kept from the runtime, accepted as the runtime would.
             const seq = recordCopy('out', 'sendResult', copied, undefined, true);
             if (typeof onAcknowledged === 'function') {

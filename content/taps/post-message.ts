@@ -6,7 +6,7 @@
  * its two halves were captured in two frames.
  */
 import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
-import type { CapturedClient } from '../../src/capture/types.ts';
+import { pairingKey, type CapturedClient } from '../../src/capture/types.ts';
 import { isExtensionEventType, isProtocolEventType } from '../../src/protocol/types.ts';
 import { natives } from '../natives.ts';
 
@@ -96,8 +96,7 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
         const self = pathOf(window, now);
         const source = natives.messageSource(e);
         const peer = source && 'frames' in source ? pathOf(source as Window, now) : `origin:${natives.messageOrigin(e) || 'unknown'}`;
-        // The same key in both frames of a pairing: the two paths in a fixed order.
-        const key = self < peer ? `postmessage:${self}<->${peer}` : `postmessage:${peer}<->${self}`;
+        const key = pairingKey(self, peer);
         let client = clients.get(key);
         if (!client) {
           client = buffer.addClient('postmessage', natives.messageOrigin(e) || 'null', key);
@@ -106,7 +105,7 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
         const copied = jsonPayload(data);
         // Only answers are held, never the injected request on its way to the client.
         const type = (data as { type: string }).type;
-        const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(copied.text);
+        const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(copied.text, key);
         const item = buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: copied.payload });
         if (copied.size !== undefined) item.size = copied.size;
         if (held) {

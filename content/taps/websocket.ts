@@ -68,10 +68,13 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
       buffer.record(client, 'close', { note: `${c.code}${c.reason ? ` ${c.reason}` : ''}` });
     });
     outbound.set(ws, frame(client, 'out'));
+    clientOf.set(ws, client.id);
     sockets.set(client.id, new WeakRef(ws));
     listen(ws, 'close', () => sockets.delete(client.id));
   }
   const outbound = new WeakMap<WebSocket, Sink>();
+  /** The captured client id of each socket: the scope an injection's hold applies to. */
+  const clientOf = new WeakMap<WebSocket, string>();
 
   const proxy = disguiseConstructor(Native, (target, args, newTarget) => {
     const ws = construct(target, args, newTarget) as WebSocket;
@@ -85,7 +88,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
 
   const send = disguise(Native.prototype.send, (nativeSend, ws, args) => {
     const data = args[0];
-    if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data)) return hold(ws as WebSocket, data);
+    if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data, clientOf.get(ws as WebSocket) ?? '')) return hold(ws as WebSocket, data);
     const result = apply(nativeSend, ws, args);
     // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
     if (natives.readyState(ws as WebSocket) === OPEN) outbound.get(ws as WebSocket)?.(data);

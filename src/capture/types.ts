@@ -103,7 +103,11 @@ export const HOOK_PORT_MARKER = '__ouiDevtoolsHookPort';
 /** Where an injected request goes: one socket, one frame of a postMessage pairing, or one direct transport. */
 export type InjectTarget =
   | { via: 'websocket'; frameId: number; hook: string; client: string }
-  | { via: 'postmessage'; clientPath: string; peerPath: string; origin?: string }
+  /**
+   * The client's frame (by path, and by the frameId the browser gave its hook once known) and its
+   * peer's: the command goes to the client's frame only, the hold of its answer to the peer's only.
+   */
+  | { via: 'postmessage'; clientPath: string; peerPath: string; origin?: string; frameId?: number; peerFrameId?: number }
   | { via: 'direct'; frameId: number; hook: string; client: string };
 
 /** Panel → hook: deliver a request to the page's client. */
@@ -122,4 +126,22 @@ export interface InjectCommand {
   wantReceipt?: boolean;
   /** Markers (the requestId, an ack id) of answers to keep from the app's runtime; empty to let them through. */
   hold: string[];
+}
+
+/**
+ * Panel → the hook of the frame where a postMessage client's answers arrive
+ * (its peer's frame): keep answers carrying these markers, on that pairing
+ * only, from the app's runtime. Nothing of the request itself is in it.
+ */
+export interface HoldCommand {
+  type: 'hook:hold';
+  id: string;
+  /** The pairing's client key, as the hooks of both frames compute it. */
+  scope: string;
+  hold: string[];
+}
+
+/** The key both frames of a postMessage pairing give their client: the two frame paths in a fixed order. */
+export function pairingKey(a: string, b: string): string {
+  return a < b ? `postmessage:${a}<->${b}` : `postmessage:${b}<->${a}`;
 }

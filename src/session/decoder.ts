@@ -400,10 +400,13 @@ export class WireDecoder {
     // Which end is the OUI client is learned from the first message whose type says it.
     const shared = this.pairing.get(key);
     if (typed && !shared) this.pairing.set(key, typed === 'out' ? (item.from ?? '') : (item.to ?? ''));
+    // A hook records what its own window receives: `to` is the path of the frame that captured it.
+    if (item.to !== undefined) this.frameAt(item.to, state.frameId);
     const clientFrame = this.pairing.get(key);
     if (clientFrame !== undefined && item.from !== undefined && item.to !== undefined) {
       const peerPath = item.from === clientFrame ? item.to : item.from;
-      this.target(client, { via: 'postmessage', clientPath: clientFrame, peerPath });
+      this.pairings.set(client, { clientPath: clientFrame, peerPath });
+      this.postMessageTarget(client);
     }
     const ev = this.jsonEvent(item, client, parsed.value, text);
     ev.dir = clientFrame === undefined ? (typed ?? 'in') : item.from === clientFrame ? 'out' : 'in';
@@ -411,6 +414,35 @@ export class WireDecoder {
   }
 
   private pairing = new Map<string, string>();
+  /** postMessage clients by key, with the paths of their two frames. */
+  private pairings = new Map<string, { clientPath: string; peerPath: string }>();
+  /** The frameId the browser gave the hook of each frame path of this tab. */
+  private framesByPath = new Map<string, number>();
+
+  /**
+   * A frame's hook says where it is (its `state` message), or captured
+   * something there: the frameIds an injection into a postMessage pairing is
+   * sent to, so that no other frame receives it.
+   */
+  frameAt(path: string, frameId: number): void {
+    if (typeof path !== 'string' || !Number.isInteger(frameId) || this.framesByPath.get(path) === frameId) return;
+    this.framesByPath.set(path, frameId);
+    for (const [client, p] of this.pairings) if (p.clientPath === path || p.peerPath === path) this.postMessageTarget(client);
+  }
+
+  private postMessageTarget(client: string): void {
+    const p = this.pairings.get(client);
+    if (!p) return;
+    const frameId = this.framesByPath.get(p.clientPath);
+    const peerFrameId = this.framesByPath.get(p.peerPath);
+    this.target(client, {
+      via: 'postmessage',
+      clientPath: p.clientPath,
+      peerPath: p.peerPath,
+      ...(frameId !== undefined ? { frameId } : {}),
+      ...(peerFrameId !== undefined ? { peerFrameId } : {}),
+    });
+  }
 
   // -- direct hook ------------------------------------------------------------
 

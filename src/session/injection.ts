@@ -4,7 +4,7 @@
  * frame (with an ack id when a receipt is wanted), a plain-JSON frame, a
  * postMessage event, or a direct call. Pure: the panel sends the command.
  */
-import type { InjectCommand } from '../capture/types.ts';
+import { pairingKey, type HoldCommand, type InjectCommand } from '../capture/types.ts';
 import type { OUIActionRequest } from '../protocol/index.ts';
 import { encodeSocketIOEvent } from '../protocol/socketio.ts';
 import type { WireClient } from './wire.ts';
@@ -23,10 +23,20 @@ export interface InjectionOptions {
   ackId: number;
 }
 
-export type InjectionPlan = { ok: true; command: InjectCommand; frameId?: number } | { ok: false; error: string };
+export type InjectionPlan =
+  | {
+      ok: true;
+      command: InjectCommand;
+      frameId?: number;
+      /** postMessage: what the peer's frame is asked to hold (the answer arrives there), and which frame that is. */
+      hold?: { command: HoldCommand; frameId: number };
+    }
+  | { ok: false; error: string };
 
 export function whyNotInjectable(client: WireClient): string | null {
-  if (client.inject) return null;
+  const target = client.inject;
+  if (target?.via === 'postmessage' && target.frameId === undefined) return "the panel has not yet heard from the client's frame (its hook may not run there)";
+  if (target) return null;
   if (client.kind === 'socket.io') return 'this Socket.IO client has not upgraded to WebSocket yet (injection rides the WebSocket)';
   if (client.kind === 'postmessage') return 'the panel has not yet seen which frame of this pairing is the client';
   return 'no open transport to deliver to';
@@ -34,7 +44,8 @@ export function whyNotInjectable(client: WireClient): string | null {
 
 export function planInjection(client: WireClient, request: OUIActionRequest, opts: InjectionOptions): InjectionPlan {
   const target = client.inject;
-  if (!target) return { ok: false, error: whyNotInjectable(client) ?? 'not injectable' };
+  const why = whyNotInjectable(client);
+  if (!target || why) return { ok: false, error: why ?? 'not injectable' };
   // Held by requestId: a same-id replay (§7.3.7) also holds a late answer to the original for a while; replays are of answered requests, so that is rare.
   const hold: string[] = opts.letThrough ? [] : [request.requestId];
   const base = { type: 'hook:inject' as const, id: opts.id, target, hold };
@@ -57,9 +68,17 @@ export function planInjection(client: WireClient, request: OUIActionRequest, opt
   switch (target.via) {
     case 'websocket':
       return { ok: true, command: { ...base, frame: JSON.stringify(event) }, frameId: target.frameId };
-    case 'postmessage':
-      // Every frame of the tab gets it: the runtime's frame holds the answer back, the client's frame delivers.
-      return { ok: true, command: { ...base, message: event } };
+    case 'postmessage': {
+      // Only the client's frame gets the request; only the peer's frame (where the answer arrives) is told what to hold.
+      if (target.frameId === undefined) return { ok: false, error: 'not reachable' };
+      const scope = pairingKey(target.clientPath, target.peerPath);
+      return {
+        ok: true,
+        command: { ...base, message: event, hold: [] },
+        frameId: target.frameId,
+        ...(hold.length && target.peerFrameId !== undefined ? { hold: { command: { type: 'hook:hold', id: opts.id, scope, hold }, frameId: target.peerFrameId } } : {}),
+      };
+    }
     case 'direct':
       return { ok: true, command: { ...base, request, wantReceipt: opts.wantReceipt }, frameId: target.frameId };
   }

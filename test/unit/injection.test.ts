@@ -120,14 +120,28 @@ describe('planInjection: other transports', () => {
     assert.deepEqual(planOk({ key: 'ws', kind: 'websocket', ...base, inject: WS_TARGET }, opts({ letThrough: true })).command.hold, []);
   });
 
-  it('postMessage: the message, broadcast to every frame (no frameId)', () => {
-    const target: InjectTarget = { via: 'postmessage', clientPath: 'top/0', peerPath: 'top' };
+  it("postMessage: the message to the client's frame only, the hold to the peer's frame only", () => {
+    const target: InjectTarget = { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', frameId: 7, peerFrameId: 0 };
     const plan = planOk({ key: 'pm', kind: 'postmessage', ...base, inject: target }, opts());
     assert.deepEqual(plan.command.message, { type: 'action:request', payload: REQ });
-    assert.equal(plan.frameId, undefined);
+    assert.equal(plan.frameId, 7);
     assert.equal(plan.command.frame, undefined);
     assert.deepEqual(plan.command.target, target);
-    assert.deepEqual(plan.command.hold, [REQ.requestId]);
+    assert.deepEqual(plan.command.hold, [], 'the client frame holds nothing: the answer arrives in the peer frame');
+    assert.deepEqual(plan.hold, { frameId: 0, command: { type: 'hook:hold', id: opts().id, scope: 'postmessage:top<->top/0', hold: [REQ.requestId] } });
+    assert.ok(!JSON.stringify(plan.hold).includes('params'), 'the peer frame learns no params');
+    // Let through: nothing to hold.
+    assert.equal(planOk({ key: 'pm', kind: 'postmessage', ...base, inject: target }, opts({ letThrough: true })).hold, undefined);
+    // The peer frame has no hook the panel heard from: nothing can hold there, the request still goes.
+    const noPeer = planOk({ key: 'pm', kind: 'postmessage', ...base, inject: { ...target, peerFrameId: undefined } as InjectTarget }, opts());
+    assert.equal(noPeer.hold, undefined);
+    assert.equal(noPeer.frameId, 7);
+  });
+
+  it("postMessage: never broadcast; not injectable until the client's frame is known", () => {
+    const plan = planInjection({ key: 'pm', kind: 'postmessage', ...base, inject: { via: 'postmessage', clientPath: 'top/0', peerPath: 'top' } }, REQ, opts());
+    assert.equal(plan.ok, false);
+    assert.match(plan.ok ? '' : plan.error, /client's frame/);
   });
 
   it('direct: the request object, the receipt wish and the frame', () => {

@@ -493,7 +493,22 @@ describe('postMessage pairing', () => {
     );
     assert.equal(events[3]!.held, true);
     assert.deepEqual(events[2]!.payload, REQ);
-    assert.deepEqual(client(decoder, KEY).inject, { via: 'postmessage', clientPath: 'top/0', peerPath: 'top' });
+    // Each frame's frameId is learnt from what its own hook captured: the client's frame (top/0) is 4, the host 0.
+    assert.deepEqual(client(decoder, KEY).inject, { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', frameId: 4, peerFrameId: 0 });
+  });
+
+  it("an injection waits for the client's frame to be known, and learns it from the frame's own hook", () => {
+    const { fromFrame, hooks } = pairing();
+    const { decoder } = decodeAll(hooks, [fromFrame({ type: 'surface:register', payload: REG })]);
+    // Only the host's hook has captured anything: which frameId is top/0 is not known yet.
+    assert.deepEqual(client(decoder, KEY).inject, { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', peerFrameId: 0 });
+    assert.match(whyNotInjectable(client(decoder, KEY)) ?? '', /client's frame/);
+    // The frame's hook says where it is (its state message): now it is reachable, and only there.
+    decoder.frameAt('top/0', 4);
+    assert.deepEqual(client(decoder, KEY).inject, { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', frameId: 4, peerFrameId: 0 });
+    assert.equal(whyNotInjectable(client(decoder, KEY)), null);
+    decoder.frameAt('top/0', 'x' as unknown as number);
+    assert.equal((client(decoder, KEY).inject as { frameId?: number }).frameId, 4, 'a frameId that is not one is ignored');
   });
 
   it('learns the client side from a message towards the client too', () => {
@@ -503,7 +518,7 @@ describe('postMessage pairing', () => {
       events.map((e) => e.dir),
       ['in', 'out'],
     );
-    assert.deepEqual(client(decoder, KEY).inject, { via: 'postmessage', clientPath: 'top/0', peerPath: 'top' });
+    assert.deepEqual(client(decoder, KEY).inject, { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', frameId: 4, peerFrameId: 0 });
   });
 
   it('is not injectable before a typed message shows which frame is the client', () => {

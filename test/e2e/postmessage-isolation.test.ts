@@ -1,0 +1,126 @@
+/**
+ * The postMessage path cannot be forged or overheard. A host app embeds its
+ * OUI widget (another origin) and a third-party frame (a third origin) that
+ * attacks: it dispatches forged message events in its own window, redefines
+ * the frame tree its window reports, posts results of its own to the host,
+ * and patches its realm's Array and String built-ins to read whatever passes
+ * through them. The panel shows nothing forged under the widget's client,
+ * and an injection into the widget reaches the widget's frame only: the
+ * third party reads neither the command nor the requestId.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+
+const SURFACE = { id: 'notes', name: 'Notes', description: 'd', actions: [{ id: 'add_note', description: 'Add a note', input: { type: 'object', properties: { text: { type: 'string' } } } }] };
+
+const widget = `<!doctype html><title>widget</title><script>
+  window.handled = [];
+  addEventListener('message', (e) => {
+    if (e.source !== parent || !e.data || e.data.type !== 'action:request') return;
+    const p = e.data.payload;
+    window.handled.push(p.requestId);
+    parent.postMessage({ type: 'action:result', payload: { requestId: p.requestId, success: true, data: { saved: p.params.text }, timestamp: Date.now() } }, '*');
+  });
+  parent.postMessage({ type: 'surface:register', payload: { surface: ${JSON.stringify(SURFACE)}, timestamp: Date.now() } }, '*');
+</script>`;
+
+const thirdParty = `<!doctype html><title>third</title><script>
+  // Reads whatever passes through this realm's built-ins, as a hostile frame would.
+  window.seen = [];
+  const keep = (v) => { try { window.seen.push(typeof v === 'string' ? v : JSON.stringify(v)); } catch {} };
+  const iter = Array.prototype[Symbol.iterator];
+  Array.prototype[Symbol.iterator] = function () { keep(this); return iter.call(this); };
+  for (const name of ['join', 'filter', 'map', 'slice', 'includes', 'push']) {
+    const f = Array.prototype[name];
+    Array.prototype[name] = function (...a) { if (name !== 'push') keep(this); return f.apply(this, a); };
+  }
+  for (const name of ['split', 'includes', 'slice', 'startsWith']) {
+    const f = String.prototype[name];
+    String.prototype[name] = function (...a) { keep(String(this)); return f.apply(this, a); };
+  }
+  // Forged traffic: untrusted events claiming to come from the host, after making this window look like the widget's frame.
+  const fakeTop = { frames: null, length: 1, parent: null };
+  Object.defineProperty(window, 'parent', { value: fakeTop, configurable: true });
+  Object.defineProperty(window, 'length', { value: 0, configurable: true });
+  fakeTop.parent = fakeTop;
+  for (let i = 0; i < 3; i++) {
+    window.dispatchEvent(new MessageEvent('message', { data: { type: 'action:request', payload: { requestId: 'forged-request-' + i, surfaceId: 'notes', actionId: 'add_note', params: {}, timestamp: 1 } }, origin: location.origin, source: window }));
+    window.dispatchEvent(new MessageEvent('message', { data: { type: 'action:result', payload: { requestId: 'forged-result-' + i, success: true, timestamp: 1 } }, origin: location.origin }));
+  }
+  // Real traffic of its own: it is captured, as the third party's own pairing.
+  top.postMessage({ type: 'x-third-party:hello', payload: { from: 'third' } }, '*');
+  document.title = 'attacked';
+</script>`;
+
+describe('postMessage isolation', () => {
+  let host: FixtureServer;
+  let widgetServer: FixtureServer;
+  let thirdServer: FixtureServer;
+  let b: Browser;
+  before(async () => {
+    widgetServer = await startFixtureServer({ '/widget': widget });
+    thirdServer = await startFixtureServer({ '/third': thirdParty });
+    // Three origins: the host on 127.0.0.1, the widget on localhost, the third party on 127.0.0.1 with another port.
+    const widgetUrl = widgetServer.url.replace('127.0.0.1', 'localhost') + '/widget';
+    host = await startFixtureServer({
+      '/': `<!doctype html><title>host</title>
+        <iframe id="widget" src="${widgetUrl}"></iframe>
+        <iframe id="third" src="${thirdServer.url}/third"></iframe>
+        <script>
+          window.results = [];
+          addEventListener('message', (e) => {
+            if (e.data && e.data.type === 'action:result') window.results.push(e.data.payload.requestId);
+            if (e.data && e.data.type === 'surface:register' && e.source === document.getElementById('widget').contentWindow) {
+              // The app's runtime asks once, so the widget's frame has traffic of its own.
+              e.source.postMessage({ type: 'action:request', payload: { requestId: 'app-0001-0000-4000-8000-000000000001', surfaceId: 'notes', actionId: 'add_note', params: { text: 'from the app' }, timestamp: Date.now() } }, '*');
+            }
+          });
+        </script>`,
+    });
+    b = await launch({ viewport: { width: 1400, height: 900 } });
+  });
+  after(async () => {
+    await b?.close();
+    await Promise.all([host?.close(), widgetServer?.close(), thirdServer?.close()]);
+  });
+
+  test('forged events and a redefined frame tree never reach the widget client, and an injection reaches its frame only', async () => {
+    const app = await b.context.newPage();
+    await app.goto(host.url);
+    await app.waitForFunction(() => (window as unknown as { results: string[] }).results.length >= 1);
+    const third = app.frames().find((f) => f.url().includes('/third'))!;
+    await third.waitForFunction(() => document.title === 'attacked');
+    const panel = await openPanelPage(b, await tabIdOf(b, app));
+    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 3, undefined, { timeout: 20_000 });
+    await panel.waitForTimeout(500);
+    const rows = await panel.locator('.vlist').innerText();
+    assert.doesNotMatch(rows, /forged/, 'no forged event was recorded');
+    assert.match(rows, /x-third-party:hello/, "the third party's real message is captured");
+
+    // Inject into the widget's pairing.
+    await panel.getByRole('tab', { name: 'Inject' }).click();
+    const picker = panel.getByRole('combobox', { name: 'Inject into client' });
+    const option = picker.locator('option', { hasText: 'notes' });
+    await option.first().waitFor({ state: 'attached', timeout: 15_000 });
+    assert.equal(await option.count(), 1, "one client has the widget's surface");
+    await picker.selectOption((await option.first().getAttribute('value'))!);
+    await panel.getByRole('combobox', { name: 'Surface', exact: true }).selectOption('notes');
+    await panel.getByRole('combobox', { name: 'Action', exact: true }).selectOption('add_note');
+    await panel.getByLabel('text', { exact: true }).fill('secret-params-7f3a');
+    await panel.getByRole('button', { name: /^Send/ }).click();
+    const row = panel.getByTestId('inject-history').locator('tbody tr').first();
+    await panel.waitForFunction(() => /success/.test(document.querySelector('[data-testid=inject-history] tbody tr [data-testid=inject-answer]')?.textContent ?? ''), undefined, { timeout: 15_000 });
+    const requestId = (await row.getAttribute('data-request-id'))!;
+    const widgetFrame = app.frames().find((f) => f.url().includes('/widget'))!;
+    assert.ok(((await widgetFrame.evaluate('window.handled')) as string[]).includes(requestId), 'the widget ran the injected request');
+    // The answer was kept from the host's runtime, and the third party saw nothing of the command.
+    await app.waitForTimeout(300);
+    assert.ok(!((await app.evaluate('window.results')) as string[]).includes(requestId), "the answer was held from the app's runtime");
+    const seen = ((await third.evaluate('window.seen')) as string[]).join('\n');
+    assert.ok(seen.length > 0, 'the third party did read its own realm');
+    assert.ok(!seen.includes(requestId), 'the third party never saw the requestId');
+    assert.ok(!seen.includes('secret-params-7f3a'), 'the third party never saw the params');
+  });
+});
