@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export interface VirtualListProps<T> {
-  items: T[];
+  items: readonly T[];
   rowHeight: number;
   render: (item: T, index: number) => ComponentChildren;
   /** Index to keep in view (keyboard selection). */

@@ -1,14 +1,18 @@
 /**
  * Every event, newest last, like the Network panel: requests show their
  * status and duration, results and acknowledgments the request they answer.
- * A filter bar narrows by type, surface, action, status and free text.
+ * A filter bar narrows by type, surface, action, status and free text; the
+ * filtering itself is panel/timeline-filter.ts, incremental so that a
+ * keystroke or a live batch at 100,000 events costs only what changed.
  */
 import { signal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire.ts';
 import type { RequestState } from '../../src/session/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
-import { categoryOf, clock, field, ms, short, surfaceOf, typeLabel, type Category } from '../format.ts';
+import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
 import { model, pausedAt, recorder, selectedClient, selectedEvent, version } from '../state.ts';
+import { TimelineFilter, requestIdOf, targetOf, type FilterLookup } from '../timeline-filter.ts';
 import { EventDetail } from './event-detail.tsx';
 
 const category = signal<Category | ''>('');
@@ -21,35 +25,27 @@ const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observa
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
 const ROW = 20;
 
+// Read at call time: the recorder and the model are replaced on import, clear and rebuilds.
+const lookup: FilterLookup = {
+  request: (client, id) => model.clients.get(client)?.requests.get(id),
+  event: (id) => recorder.byId.get(id),
+};
+const filter = new TimelineFilter(lookup);
+
 /** The request an event belongs to: its own, the one a result answers, or the one an ack acknowledges. */
 export function requestOf(ev: WireEvent): RequestState | undefined {
-  let id = field(ev, 'requestId');
-  if (!id && ev.kind === 'ack' && ev.ackOf) {
-    const target = recorder.byId.get(ev.ackOf);
-    if (target) id = field(target, 'requestId');
-  }
+  const id = requestIdOf(ev, lookup);
   return id ? model.clients.get(ev.client)?.requests.get(id) : undefined;
 }
 
-function target(ev: WireEvent, req: RequestState | undefined): string {
-  const isRequest = ev.type === 'action:request';
-  return [surfaceOf(ev) ?? req?.surfaceId, field(ev, 'actionId') ?? field(ev, 'observationId') ?? (isRequest ? '' : req?.actionId)].filter(Boolean).join(' › ');
-}
-
-function matches(ev: WireEvent): boolean {
-  if (selectedClient.value && ev.client !== selectedClient.value) return false;
-  // Application traffic on the same socket is hidden unless asked for; frames the capture had to cut are not.
-  if (category.value ? categoryOf(ev) !== category.value : ev.kind === 'other' && !ev.note) return false;
-  const req = surfaceFilter.value || actionFilter.value || statusFilter.value || text.value ? requestOf(ev) : undefined;
-  if (surfaceFilter.value && !(surfaceOf(ev) ?? req?.surfaceId ?? '').includes(surfaceFilter.value)) return false;
-  if (actionFilter.value && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(actionFilter.value)) return false;
-  if (statusFilter.value && req?.status !== statusFilter.value) return false;
-  if (text.value) {
-    const needle = text.value.toLowerCase();
-    const hay = `${typeLabel(ev)} ${target(ev, req)} ${ev.raw ?? short(ev.payload, 2000)} ${ev.note ?? ''}`.toLowerCase();
-    if (!hay.includes(needle)) return false;
-  }
-  return true;
+let idle: number | undefined;
+/** Searchable text is built in idle time after events arrive, so the first keystroke does not pay for it. */
+function prepareWhenIdle(): void {
+  if (idle !== undefined || typeof requestIdleCallback !== 'function') return;
+  idle = requestIdleCallback((deadline) => {
+    idle = undefined;
+    if (filter.prepare(recorder.events, deadline)) prepareWhenIdle();
+  });
 }
 
 function details(ev: WireEvent, req: RequestState | undefined): string {
@@ -104,7 +100,7 @@ function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: 
         {typeLabel(ev)}
         {ev.injected ? ' (injected)' : experiment ? ' (your experiment)' : ''}
       </span>
-      <span class="c-target">{target(ev, req)}</span>
+      <span class="c-target">{targetOf(ev, req)}</span>
       <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
       <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>
       <span class="c-details">{details(ev, req)}</span>
@@ -114,8 +110,14 @@ function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: 
 
 export function Timeline() {
   void version.value;
-  const all = pausedAt.value === null ? recorder.events : recorder.events.slice(0, pausedAt.value);
-  const list = all.filter(matches);
+  const events = recorder.events;
+  const end = pausedAt.value === null ? events.length : Math.min(pausedAt.value, events.length);
+  const list = filter.update(
+    { events, end, evicted: recorder.evicted },
+    { client: selectedClient.value, category: category.value, surface: surfaceFilter.value, action: actionFilter.value, status: statusFilter.value, text: text.value },
+    model,
+  );
+  useEffect(prepareWhenIdle);
   const sel = selectedEvent.value;
   const selIndex = sel ? list.findIndex((e) => e.id === sel) : -1;
   const selected = sel ? recorder.byId.get(sel) : undefined;
@@ -138,7 +140,7 @@ export function Timeline() {
           ))}
         </select>
         <span class="count" data-testid="event-count">
-          {list.length} / {all.length} events
+          {list.length} / {end} events
         </span>
       </div>
       <div class={`split ${selected ? 'with-detail' : ''}`}>

@@ -1,0 +1,392 @@
+/**
+ * The Timeline's incremental filter (panel/timeline-filter.ts) against the
+ * plain definition: the same events whatever path an update takes (a full
+ * pass, narrowing a query, appending a live batch, re-reading requests whose
+ * status changed, evictions, insertions, pauses), and the definition against
+ * the filter the Timeline had before it was made incremental.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { WireEvent } from '../../src/session/wire.ts';
+import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from '../../panel/format.ts';
+import { NO_CRITERIA, TimelineFilter, matchesTimeline, searchText, type FilterLookup, type RequestFacts, type TimelineCriteria } from '../../panel/timeline-filter.ts';
+
+const CATEGORIES: Array<Category | ''> = ['', 'requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
+const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
+const CLIENTS = ['a', 'b'];
+const REQUEST_IDS = ['r1', 'r2', 'r3', 'R4'];
+const SURFACES = ['s1', 's2', 'Σurf'];
+const ACTIONS = ['go', 'get'];
+
+/** A session under test: the events as the recorder holds them, and the requests as the model has them. */
+class World implements FilterLookup {
+  events: WireEvent[] = [];
+  evicted = 0;
+  end: number | null = null;
+  /** Never pruned: an ack's request is read while its target is still held, as the panel does. */
+  byId = new Map<string, WireEvent>();
+  requests = new Map<string, RequestFacts>();
+  epoch = {};
+  private seq = 0;
+
+  request(client: string, id: string): RequestFacts | undefined {
+    return this.requests.get(`${client}\u0000${id}`);
+  }
+  event(id: string): WireEvent | undefined {
+    return this.byId.get(id);
+  }
+  nextId(): string {
+    return `e${this.seq++}`;
+  }
+  source() {
+    return { events: this.events, end: this.end ?? this.events.length, evicted: this.evicted };
+  }
+  expected(c: TimelineCriteria): WireEvent[] {
+    return this.events.slice(0, this.end ?? this.events.length).filter((ev) => matchesTimeline(ev, c, this));
+  }
+  add(evs: WireEvent[]): void {
+    for (const ev of evs) {
+      this.events.push(ev);
+      this.byId.set(ev.id, ev);
+    }
+  }
+}
+
+type Draft = Omit<WireEvent, 'id'>;
+
+const arbClient = fc.constantFrom(...CLIENTS);
+const arbText = fc.constantFrom('', 'x', 'Req', 'go', 'Σ', 'ς', 'İ', 'hello World', ' › ');
+const arbDraft: fc.Arbitrary<Draft | { ack: number; client: string; dir: 'in' | 'out' }> = fc.oneof(
+  fc.record({ client: arbClient, rid: fc.constantFrom(...REQUEST_IDS), surface: fc.constantFrom(...SURFACES), action: fc.constantFrom(...ACTIONS), p: arbText, raw: fc.boolean() }).map(
+    ({ client, rid, surface, action, p, raw }): Draft => {
+      const payload = { requestId: rid, surfaceId: surface, actionId: action, params: { p }, timestamp: 1 };
+      return { client, t: 0, dir: 'in', kind: 'event', type: 'action:request', payload, size: 10, ...(raw ? { raw: JSON.stringify({ type: 'action:request', payload }) } : {}) };
+    },
+  ),
+  fc.record({ client: arbClient, rid: fc.constantFrom(...REQUEST_IDS, ''), ok: fc.boolean(), p: arbText }).map(
+    ({ client, rid, ok, p }): Draft => ({ client, t: 0, dir: 'out', kind: 'event', type: 'action:result', payload: { requestId: rid, success: ok, data: { p }, timestamp: 1 }, size: 10 }),
+  ),
+  fc.record({ client: arbClient, surface: fc.constantFrom(...SURFACES), v: arbText }).map(
+    ({ client, surface, v }): Draft => ({ client, t: 0, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: surface, observationId: 'n', value: v, timestamp: 1 }, size: 10 }),
+  ),
+  fc.record({ client: arbClient, surface: fc.constantFrom(...SURFACES) }).map(
+    ({ client, surface }): Draft => ({ client, t: 0, dir: 'out', kind: 'event', type: 'surface:register', payload: { surface: { id: surface, actions: [] }, timestamp: 1 }, size: 10 }),
+  ),
+  fc.record({ client: arbClient, x: fc.constantFrom('x-Custom', 'x-go') }).map(({ client, x }): Draft => ({ client, t: 0, dir: 'out', kind: 'event', type: x, payload: { requestId: 'r1', v: 1 }, size: 10 })),
+  fc.record({ client: arbClient, note: fc.option(arbText, { nil: undefined }), raw: arbText }).map(
+    ({ client, note, raw }): Draft => ({ client, t: 0, dir: 'in', kind: 'other', raw, size: 10, ...(note ? { note } : {}) }),
+  ),
+  fc.record({ client: arbClient, note: arbText }).map(({ client, note }): Draft => ({ client, t: 0, dir: 'in', kind: 'malformed', raw: '{"type":"action:', note: note || 'invalid JSON', size: 10 })),
+  fc.record({ client: arbClient }).map(({ client }): Draft => ({ client, t: 0, dir: 'in', kind: 'lifecycle', type: 'open', size: 0 })),
+  fc.record({ ack: fc.nat(), client: arbClient, dir: fc.constantFrom<'in' | 'out'>('in', 'out') }),
+);
+
+function materialise(w: World, drafts: Array<Draft | { ack: number; client: string; dir: 'in' | 'out' }>): WireEvent[] {
+  const out: WireEvent[] = [];
+  for (const d of drafts) {
+    const id = w.nextId();
+    if ('ack' in d) {
+      const pool = [...w.events, ...out];
+      const target = pool.length ? pool[d.ack % pool.length] : undefined;
+      out.push({ id, client: target?.client ?? d.client, t: 0, dir: d.dir, kind: 'ack', payload: [{ ok: true }], size: 5, ...(target ? { ackOf: target.id } : { note: 'ack 3 for nothing seen' }) });
+    } else out.push({ id, ...d });
+  }
+  return out;
+}
+
+/** Mostly unset: a conjunction of six random criteria would almost never match anything. */
+function maybe<T extends string>(...values: T[]): fc.Arbitrary<T | ''> {
+  return fc.oneof({ weight: 2, arbitrary: fc.constant('' as const) }, { weight: 1, arbitrary: fc.constantFrom(...values) });
+}
+
+const arbCriteria: fc.Arbitrary<TimelineCriteria> = fc.record({
+  client: maybe(...CLIENTS),
+  category: maybe(...(CATEGORIES.filter(Boolean) as Category[])),
+  surface: maybe('s', 's1', 'Σ'),
+  action: maybe('g', 'go'),
+  status: maybe(...STATUSES),
+  text: maybe('r', 'RE', 'req', 'go', '"p"', 'ς', 'σ', 'i̇', 'request s1', 'go {', 'result ', '› go', ' x', 'world'),
+});
+
+type Op =
+  | { op: 'append'; drafts: Array<Draft | { ack: number; client: string; dir: 'in' | 'out' }> }
+  | { op: 'criteria'; c: TimelineCriteria }
+  | { op: 'one'; key: keyof TimelineCriteria; c: TimelineCriteria }
+  | { op: 'type'; ch: string }
+  | { op: 'backspace' }
+  | { op: 'status'; client: string; rid: string; status: string }
+  | { op: 'request'; client: string; rid: string; surface: string; action: string }
+  | { op: 'forget'; client: string; rid: string }
+  | { op: 'evict'; n: number }
+  | { op: 'insert'; at: number; drafts: Array<Draft | { ack: number; client: string; dir: 'in' | 'out' }> }
+  | { op: 'pause'; at: number | null }
+  | { op: 'rebuild' }
+  | { op: 'clear' };
+
+const arbOp: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('append' as const), drafts: fc.array(arbDraft, { maxLength: 8 }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('criteria' as const), c: arbCriteria }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('one' as const), key: fc.constantFrom<keyof TimelineCriteria>('client', 'category', 'surface', 'action', 'status', 'text'), c: arbCriteria }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('type' as const), ch: fc.constantFrom('r', 'e', 'q', 'g', 'o', ' ', '"', 'Σ', '1', 's') }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('backspace' as const) }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('status' as const), client: arbClient, rid: fc.constantFrom(...REQUEST_IDS), status: fc.constantFrom(...STATUSES) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('request' as const), client: arbClient, rid: fc.constantFrom(...REQUEST_IDS), surface: fc.constantFrom(...SURFACES), action: fc.constantFrom(...ACTIONS) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('forget' as const), client: arbClient, rid: fc.constantFrom(...REQUEST_IDS) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('evict' as const), n: fc.nat({ max: 6 }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('insert' as const), at: fc.nat(), drafts: fc.array(arbDraft, { minLength: 1, maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('pause' as const), at: fc.option(fc.nat({ max: 40 }), { nil: null }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('rebuild' as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const) }) },
+);
+
+function apply(w: World, c: TimelineCriteria, o: Op): TimelineCriteria {
+  switch (o.op) {
+    case 'append':
+      w.add(materialise(w, o.drafts));
+      return c;
+    case 'criteria':
+      return o.c;
+    case 'one':
+      return { ...c, [o.key]: o.c[o.key] };
+    case 'type':
+      return { ...c, text: c.text + o.ch };
+    case 'backspace':
+      return { ...c, text: c.text.slice(0, -1) };
+    case 'status': {
+      const key = `${o.client}\u0000${o.rid}`;
+      const req = w.requests.get(key) as { status: string } | undefined;
+      // The model mutates its request states in place.
+      if (req) req.status = o.status;
+      return c;
+    }
+    case 'request':
+      w.requests.set(`${o.client}\u0000${o.rid}`, { status: 'pending', surfaceId: o.surface, actionId: o.action });
+      return c;
+    case 'forget':
+      w.requests.delete(`${o.client}\u0000${o.rid}`);
+      return c;
+    case 'evict': {
+      const n = Math.min(o.n, w.events.length);
+      w.events.splice(0, n);
+      w.evicted += n;
+      return c;
+    }
+    case 'insert': {
+      const at = w.events.length ? o.at % (w.events.length + 1) : 0;
+      const evs = materialise(w, o.drafts);
+      w.events.splice(at, 0, ...evs);
+      for (const ev of evs) w.byId.set(ev.id, ev);
+      return c;
+    }
+    case 'pause':
+      w.end = o.at === null ? null : Math.min(o.at, w.events.length);
+      return c;
+    case 'rebuild':
+      w.epoch = {};
+      return c;
+    case 'clear':
+      w.events = [];
+      w.evicted = 0;
+      w.end = null;
+      return c;
+  }
+}
+
+function ids(evs: readonly WireEvent[]): string[] {
+  return evs.map((e) => e.id);
+}
+
+/** The Timeline's filter before it was made incremental, verbatim but for its inputs. */
+function legacyMatches(ev: WireEvent, c: TimelineCriteria, w: World): boolean {
+  const requestOf = (e: WireEvent): RequestFacts | undefined => {
+    let id = field(e, 'requestId');
+    if (!id && e.kind === 'ack' && e.ackOf) {
+      const target = w.byId.get(e.ackOf);
+      if (target) id = field(target, 'requestId');
+    }
+    return id ? w.request(e.client, id) : undefined;
+  };
+  const target = (e: WireEvent, req: RequestFacts | undefined): string => {
+    const isRequest = e.type === 'action:request';
+    return [surfaceOf(e) ?? req?.surfaceId, field(e, 'actionId') ?? field(e, 'observationId') ?? (isRequest ? '' : req?.actionId)].filter(Boolean).join(' › ');
+  };
+  if (c.client && ev.client !== c.client) return false;
+  if (c.category ? categoryOf(ev) !== c.category : ev.kind === 'other' && !ev.note) return false;
+  const req = c.surface || c.action || c.status || c.text ? requestOf(ev) : undefined;
+  if (c.surface && !(surfaceOf(ev) ?? req?.surfaceId ?? '').includes(c.surface)) return false;
+  if (c.action && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(c.action)) return false;
+  if (c.status && req?.status !== c.status) return false;
+  if (c.text) {
+    const needle = c.text.toLowerCase();
+    const hay = `${typeLabel(ev)} ${target(ev, req)} ${ev.raw ?? short(ev.payload, 2000)} ${ev.note ?? ''}`.toLowerCase();
+    if (!hay.includes(needle)) return false;
+  }
+  return true;
+}
+
+const arbRequests = fc.array(
+  fc.record({ client: arbClient, rid: fc.constantFrom(...REQUEST_IDS), surface: fc.constantFrom(...SURFACES), action: fc.constantFrom(...ACTIONS), status: fc.constantFrom(...STATUSES) }),
+  { maxLength: 8 },
+);
+
+describe('Timeline filter', () => {
+  test('the definition is the filter the Timeline had before', () => {
+    fc.assert(
+      fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, arbCriteria, (drafts, reqs, c) => {
+        const w = new World();
+        w.add(materialise(w, drafts));
+        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+        for (const ev of w.events) assert.equal(matchesTimeline(ev, c, w), legacyMatches(ev, c, w), `${ev.id} ${JSON.stringify(ev)}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('every sequence of live batches, keystrokes, status changes, evictions and insertions gives what a full filter gives', () => {
+    fc.assert(
+      fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbOp, { minLength: 1, maxLength: 40 }), arbCriteria, (drafts, reqs, ops, start) => {
+        const w = new World();
+        w.add(materialise(w, drafts));
+        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+        const f = new TimelineFilter(w);
+        let c = start;
+        assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+        for (const o of ops) {
+          c = apply(w, c, o);
+          // The filter learns of changes only through the source, the criteria and the epoch, as in the panel.
+          assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), `after ${JSON.stringify(o)} with ${JSON.stringify(c)}`);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('the same text is searched whether it was prepared ahead or built on demand', () => {
+    fc.assert(
+      fc.property(fc.array(arbDraft, { maxLength: 20 }), arbRequests, fc.array(arbCriteria, { minLength: 1, maxLength: 4 }), (drafts, reqs, cs) => {
+        const w = new World();
+        w.add(materialise(w, drafts));
+        const f = new TimelineFilter(w);
+        // Prepared before the model knows the requests: text borrowed from them must follow when it does.
+        f.prepare(w.events, { timeRemaining: () => 50 });
+        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+        for (const c of cs) assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('a keystroke that extends the query re-tests only the previous matches', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    w.add(Array.from({ length: 1000 }, (_, i): WireEvent => ({ id: w.nextId(), client: 'a', t: i, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: i }, size: 1 })));
+    let c: TimelineCriteria = { ...NO_CRITERIA, text: '9' };
+    const first = f.update(w.source(), c, w.epoch).length;
+    assert.equal(f.mode, 'full');
+    c = { ...c, text: '99' };
+    const list = f.update(w.source(), c, w.epoch);
+    assert.equal(f.mode, 'narrow');
+    assert.equal(f.testedLast, first);
+    assert.deepEqual(ids(list), ids(w.expected(c)));
+    // Deleting a character broadens: everything is tested again.
+    c = { ...c, text: '9' };
+    assert.equal(f.update(w.source(), c, w.epoch).length, first);
+    assert.equal(f.mode, 'full');
+  });
+
+  test('picking the "other" type shows application traffic the default hides', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    w.add([
+      { id: 'app', client: 'a', t: 0, dir: 'in', kind: 'other', raw: 'hello', size: 5 },
+      { id: 'cut', client: 'a', t: 0, dir: 'in', kind: 'other', note: 'frame too large', size: 5 },
+      { id: 'reg', client: 'a', t: 0, dir: 'out', kind: 'event', type: 'surface:register', payload: { surface: { id: 's' } }, size: 5 },
+    ]);
+    assert.deepEqual(ids(f.update(w.source(), NO_CRITERIA, w.epoch)), ['cut', 'reg']);
+    assert.deepEqual(ids(f.update(w.source(), { ...NO_CRITERIA, category: 'other' }, w.epoch)), ['app', 'cut']);
+    assert.deepEqual(ids(f.update(w.source(), { ...NO_CRITERIA, category: 'other', text: 'hel' }, w.epoch)), ['app']);
+    assert.equal(f.mode, 'narrow');
+  });
+
+  test('a live batch tests only the new events, and evictions only drop from the front', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    const make = (n: number) => Array.from({ length: n }, (): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: w.events.length }, size: 1 }));
+    w.add(make(1000));
+    const c: TimelineCriteria = { ...NO_CRITERIA, text: '7' };
+    f.update(w.source(), c, w.epoch);
+    w.add(make(10));
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+    assert.equal(f.mode, 'append');
+    assert.equal(f.testedLast, 10);
+    w.events.splice(0, 100);
+    w.evicted += 100;
+    w.add(make(10));
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+    assert.equal(f.mode, 'append');
+    assert.equal(f.testedLast, 10);
+    // An event recorded before ones already tested (another frame's late batch): everything again.
+    w.events.splice(500, 0, ...make(1));
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+    assert.equal(f.mode, 'full');
+  });
+
+  test('a request that succeeds after the fact enters a status filter, and leaves the one it was in', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    const req = (rid: string): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'in', kind: 'event', type: 'action:request', payload: { requestId: rid, surfaceId: 's1', actionId: 'go', params: {} }, size: 1 });
+    const result = (rid: string): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'out', kind: 'event', type: 'action:result', payload: { requestId: rid, success: true }, size: 1 });
+    const noise = Array.from({ length: 200 }, (_, i): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: i }, size: 1 }));
+    w.add([req('r1'), ...noise, req('r2')]);
+    // The model lags the recorder: r2 is recorded but not yet known.
+    const r1 = { status: 'running', surfaceId: 's1', actionId: 'go' };
+    w.requests.set('a\u0000r1', r1);
+    const succeeded: TimelineCriteria = { ...NO_CRITERIA, status: 'succeeded' };
+    const running: TimelineCriteria = { ...NO_CRITERIA, status: 'running' };
+    const fs = new TimelineFilter(w);
+    assert.deepEqual(f.update(w.source(), succeeded, w.epoch), []);
+    assert.deepEqual(ids(fs.update(w.source(), running, w.epoch)), [w.events[0]!.id]);
+    w.add([result('r1')]);
+    r1.status = 'succeeded';
+    w.requests.set('a\u0000r2', { status: 'running', surfaceId: 's1', actionId: 'go' });
+    const got = f.update(w.source(), succeeded, w.epoch);
+    assert.deepEqual(ids(got), ids(w.expected(succeeded)));
+    assert.equal(got.length, 2, 'the request and its result');
+    assert.notEqual(f.mode, 'full');
+    assert.equal(f.testedLast, 1 + 2, 'the new result, and the events of the request that changed');
+    assert.deepEqual(ids(fs.update(w.source(), running, w.epoch)), [w.events[201]!.id]);
+    assert.notEqual(fs.mode, 'full');
+  });
+
+  test('results and acks borrow their request’s surface and action, for the surface, action and free-text filters', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    const request: WireEvent = { id: 'q', client: 'a', t: 0, dir: 'in', kind: 'event', type: 'action:request', payload: { requestId: 'r1', surfaceId: 'cart', actionId: 'checkout', params: {} }, size: 1 };
+    const result: WireEvent = { id: 'res', client: 'a', t: 0, dir: 'out', kind: 'event', type: 'action:result', payload: { requestId: 'r1', success: true }, size: 1 };
+    const ack: WireEvent = { id: 'ack', client: 'a', t: 0, dir: 'in', kind: 'ack', ackOf: 'res', payload: [{ ok: true }], size: 1 };
+    w.add([request, result, ack]);
+    const c: TimelineCriteria = { ...NO_CRITERIA, text: 'result cart › checkout' };
+    assert.deepEqual(f.update(w.source(), c, w.epoch), []);
+    w.requests.set('a\u0000r1', { status: 'succeeded', surfaceId: 'cart', actionId: 'checkout' });
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ['res']);
+    assert.deepEqual(ids(f.update(w.source(), { ...NO_CRITERIA, action: 'check' }, w.epoch)), ['q', 'res', 'ack']);
+    assert.equal(searchText(ack, w.request('a', 'r1'), w), 'ack cart › checkout [{"ok":true}] ');
+  });
+
+  test('an ack keeps its request after the acknowledged event is evicted', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    const request: WireEvent = { id: 'q', client: 'a', t: 0, dir: 'in', kind: 'event', type: 'action:request', payload: { requestId: 'r1', surfaceId: 's', actionId: 'go', params: {} }, size: 1 };
+    const receipt: WireEvent = { id: 'rc', client: 'a', t: 0, dir: 'out', kind: 'ack', ackOf: 'q', payload: [{ ok: true }], size: 1 };
+    w.add([request, receipt]);
+    w.requests.set('a\u0000r1', { status: 'running', surfaceId: 's', actionId: 'go' });
+    const c: TimelineCriteria = { ...NO_CRITERIA, status: 'running' };
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ['q', 'rc']);
+    w.events.splice(0, 1);
+    w.evicted++;
+    w.byId.delete('q');
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ['rc']);
+    assert.deepEqual(ids(w.expected(c)), ['rc']);
+  });
+});
