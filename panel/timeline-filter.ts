@@ -17,8 +17,13 @@
  *   the recorder by its reorder window). Each such request is remembered
  *   with what was read from it; an update re-reads those requests and
  *   re-tests only the events of the ones that changed.
+ * - A query that widens back to one it narrowed from (a deleted character)
+ *   takes up that query's matches again, kept when it narrowed, and tests
+ *   only the events that came since: valid while no request a verdict read
+ *   has changed, no event was inserted and the model is the same.
  * - Anything else (events inserted before ones already tested, a replaced
- *   model, a broadened query) tests everything again, over the cached text.
+ *   model, another broadened query) tests everything again, over the cached
+ *   text.
  */
 import type { WireEvent } from '../src/session/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from './format.ts';
@@ -63,7 +68,24 @@ export interface FilterSource {
 }
 
 /** How the last update was done, for tests and the bench. */
-export type UpdateMode = 'full' | 'narrow' | 'append' | 'none';
+export type UpdateMode = 'full' | 'narrow' | 'widen' | 'append' | 'none';
+
+/** The matches of a query the filter narrowed from, to take up again when the query widens back. */
+interface Snapshot {
+  criteria: Normal;
+  list: WireEvent[];
+  places: number[];
+  /** Absolute place (evicted + index) up to which it was tested, and the last event tested. */
+  testedTo: number;
+  lastTested: WireEvent | undefined;
+  events: readonly WireEvent[];
+  epoch: unknown;
+  /** `changes` when it was taken: any later change of a request a verdict read makes it stale. */
+  changes: number;
+}
+
+/** Queries kept to widen back to: as many characters as one deletes in a row, about. */
+const MAX_SNAPSHOTS = 24;
 
 /** An ack's request, once found: it stays the same when the acknowledged event is evicted. */
 const ackRequests = new WeakMap<WireEvent, string>();
@@ -248,6 +270,10 @@ export class TimelineFilter {
   private fresh = false;
   private prepareAt = 0;
   private prepareEvents: readonly WireEvent[] | undefined;
+  /** Queries narrowed from, newest last. */
+  private snapshots: Snapshot[] = [];
+  /** Counts full passes and request changes found: what makes a snapshot stale. */
+  private changes = 0;
   /** How the last update went. */
   mode: UpdateMode = 'none';
   /** Events tested by the last update. */
@@ -273,11 +299,14 @@ export class TimelineFilter {
     const prev = this.criteria;
     const changed = !same(prev, next);
     if (epoch !== this.epoch) this.deps.clear();
-    if (epoch !== this.epoch || (changed && !narrows(prev, next))) return this.full(source, end, next, epoch);
+    if (epoch !== this.epoch) return this.full(source, end, next, epoch);
     this.mode = 'none';
     // Requests first, under the criteria their verdicts were made with.
     if (prev.readsRequest) this.recheck(prev);
-    if (changed) {
+    if (changed && !narrows(prev, next)) {
+      if (!this.widen(source, next)) return this.full(source, end, next, epoch);
+    } else if (changed) {
+      this.snapshot(prev);
       this.criteria = next;
       if (!next.readsRequest) this.deps.clear();
       this.narrow(next);
@@ -300,7 +329,44 @@ export class TimelineFilter {
     return kept === 0 || source.events[kept - 1] === this.lastTested;
   }
 
+  /** Keeps the current matches of `c` before narrowing from it. */
+  private snapshot(c: Normal): void {
+    this.snapshots.push({
+      criteria: c,
+      list: this.list.slice(),
+      places: this.places.slice(),
+      testedTo: this.evicted + this.tested,
+      lastTested: this.lastTested,
+      events: this.events!,
+      epoch: this.epoch,
+      changes: this.changes,
+    });
+    if (this.snapshots.length > MAX_SNAPSHOTS) this.snapshots.shift();
+  }
+
+  /** Takes up the matches of `c` kept when the filter narrowed from it, if they still hold; false when there are none. */
+  private widen(source: FilterSource, c: Normal): boolean {
+    let k = this.snapshots.length - 1;
+    while (k >= 0 && !same(this.snapshots[k]!.criteria, c)) k--;
+    if (k < 0) return false;
+    const snap = this.snapshots[k]!;
+    this.snapshots.length = k;
+    const tested = snap.testedTo - source.evicted;
+    if (snap.changes !== this.changes || snap.events !== source.events || snap.epoch !== this.epoch || tested < 0 || tested > this.tested) return false;
+    if (tested > 0 ? source.events[tested - 1] !== snap.lastTested : snap.testedTo > source.evicted) return false;
+    const cut = lowerBound(snap.places, source.evicted);
+    this.list = cut ? snap.list.slice(cut) : snap.list;
+    this.places = cut ? snap.places.slice(cut) : snap.places;
+    this.tested = tested;
+    this.lastTested = tested ? source.events[tested - 1] : undefined;
+    this.criteria = c;
+    this.mode = 'widen';
+    return true;
+  }
+
   private full(source: FilterSource, end: number, c: Normal, epoch: unknown): readonly WireEvent[] {
+    this.snapshots = [];
+    this.changes++;
     this.events = source.events;
     this.evicted = source.evicted;
     this.epoch = epoch;
@@ -380,6 +446,7 @@ export class TimelineFilter {
       }
     }
     if (!stale.length) return;
+    this.changes++;
     stale.sort((a, b) => a - b);
     const add: number[] = [];
     const remove = new Set<number>();

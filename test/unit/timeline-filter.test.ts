@@ -289,9 +289,21 @@ describe('Timeline filter', () => {
     assert.equal(f.mode, 'narrow');
     assert.equal(f.testedLast, first);
     assert.deepEqual(ids(list), ids(w.expected(c)));
-    // Deleting a character broadens: everything is tested again.
+    // Deleting a character widens back to the query narrowed from: its matches are taken up, nothing is tested.
     c = { ...c, text: '9' };
     assert.equal(f.update(w.source(), c, w.epoch).length, first);
+    assert.equal(f.mode, 'widen');
+    assert.equal(f.testedLast, 0);
+    // Type again, let events arrive, delete: only the new events are tested.
+    f.update(w.source(), { ...c, text: '99' }, w.epoch);
+    w.add(Array.from({ length: 10 }, (_, i): WireEvent => ({ id: w.nextId(), client: 'a', t: 1000 + i, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: 9000 + i }, size: 1 })));
+    f.update(w.source(), { ...c, text: '99' }, w.epoch);
+    const widened = f.update(w.source(), c, w.epoch);
+    assert.equal(f.mode, 'widen');
+    assert.equal(f.testedLast, 10);
+    assert.deepEqual(ids(widened), ids(w.expected(c)));
+    // A query never narrowed from is a full pass.
+    f.update(w.source(), { ...c, text: '' }, w.epoch);
     assert.equal(f.mode, 'full');
   });
 
