@@ -20,10 +20,11 @@ import type { HoldCommand, InjectCommand } from '../src/capture/types.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
+  // First: its global is the installed marker (below), so a second run in this document changes nothing.
+  installDirectHook(buffer);
   tapWebSocket(buffer);
   tapPolling(buffer);
   tapPostMessage(buffer);
-  installDirectHook(buffer);
   connectBridge(buffer, (message, reply) => {
     if (message.type === 'hook:hold') {
       const hold = message as unknown as HoldCommand;
@@ -37,11 +38,10 @@ function install(): void {
   });
 }
 
-const INSTALLED = Symbol.for('oui-devtools.hook');
-const w = window as unknown as Record<symbol, boolean>;
-if (!w[INSTALLED]) {
+// Installed once per document. The documented direct-call global is the marker, so the hook adds nothing
+// else a page could find on its window (a symbol there would show in Object.getOwnPropertySymbols).
+if (!Object.getOwnPropertyDescriptor(window, '__OUI_DEVTOOLS_HOOK__')) {
   try {
-    Object.defineProperty(w, INSTALLED, { value: true });
     install();
   } catch {
     // A hook that cannot install leaves the app exactly as it was.

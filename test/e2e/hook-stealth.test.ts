@@ -44,6 +44,9 @@ const FINGERPRINT = `(async () => {
     attempt(() => XMLHttpRequest.prototype.open.call({}, 'GET', '/')), attempt(() => XMLHttpRequest.prototype.send.call({})),
     attempt(() => Function.prototype.toString.call({})),
   ];
+  // The window's own keys: the documented direct-call global is the one addition, nothing else.
+  out.windowSymbols = Object.getOwnPropertySymbols(window).map(String).sort().join();
+  out.windowNames = Object.getOwnPropertyNames(window).filter((n) => n !== '__OUI_DEVTOOLS_HOOK__').sort().join();
   out.fetchRejection = await fetch().then(() => 'resolved', (e) => e.constructor.name + ': ' + e.message);
   out.fetchThis = await fetch.call(undefined, '/x?a').then((r) => r.status, (e) => 'rejected ' + e.message);
   class Sub extends WebSocket { hello() { return 1; } }
