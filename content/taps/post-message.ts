@@ -7,7 +7,7 @@
  */
 import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import { pairingKey, type CapturedClient } from '../../src/capture/types.ts';
-import { isExtensionEventType, isProtocolEventType } from '../../src/protocol/types.ts';
+import { isExtensionEventType, isProtocolEventType, sentToClient } from '../../src/protocol/types.ts';
 import { natives } from '../natives.ts';
 
 
@@ -105,7 +105,7 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
         const copied = jsonPayload(data);
         // Only answers are held, never the injected request on its way to the client.
         const type = (data as { type: string }).type;
-        const held = buffer.held.active && type !== 'action:request' && type !== 'observation:request' && buffer.held.matches(copied.text, key);
+        const held = buffer.held.active && !sentToClient(type) && buffer.held.matches(copied.text, key);
         const item = buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: copied.payload });
         if (copied.size !== undefined) item.size = copied.size;
         if (held) {

@@ -19,7 +19,7 @@
  * Pure: no DOM, no Node APIs.
  */
 
-import { setMember } from './json-member.ts';
+import { setMember } from './json-object.ts';
 
 /** What canonical JSON refused. */
 export type CanonicalRefusal =

@@ -24,6 +24,7 @@
 
 import { isEffectKind } from './effects.ts';
 import { escapePointerSegment, isPlainObject } from './canonical.ts';
+import { isRecord } from './json-object.ts';
 import {
   ARGS_HASH_PATTERN,
   DELIVERY_OMITTABLE,
@@ -368,10 +369,7 @@ function safeGet(o: object, key: string): { ok: true; value: unknown } | { ok: f
 // ---------------------------------------------------------------------------
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+const isObj = isRecord;
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 

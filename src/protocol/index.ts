@@ -10,4 +10,4 @@ export * from './hashes.ts';
 export * from './events.ts';
 export * from './schema.ts';
 export * from './socketio.ts';
-export * from './json-member.ts';
+export * from './json-object.ts';

@@ -23,7 +23,7 @@
  *    BINARY_EVENT / BINARY_ACK the attachments, one binary message each.
  */
 
-import { setMember } from './json-member.ts';
+import { setMember } from './json-object.ts';
 
 // ---------------------------------------------------------------------------
 // Types

@@ -236,6 +236,11 @@ export const OUI_PROTOCOL_EVENTS = {
 } as const;
 
 /** Every standard event type, in the order of §7.1. */
+/** Whether an OUI event type goes from the agent runtime to its client; every other one goes from the client (§7.1). */
+export function sentToClient(type: string): boolean {
+  return type === 'action:request' || type === 'observation:request';
+}
+
 export const OUI_PROTOCOL_EVENT_TYPES: readonly OUIProtocolEventType[] = Object.freeze([
   'surface:register',
   'surface:deregister',

@@ -18,7 +18,7 @@ import {
   readOUIFromSocketIO,
   type EnginePacket,
 } from '../protocol/socketio.ts';
-import { isExtensionEventType, isProtocolEventType } from '../protocol/types.ts';
+import { isExtensionEventType, isProtocolEventType, sentToClient } from '../protocol/types.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 
 /** Longest raw text kept on a wire event for the raw view. */
@@ -26,8 +26,6 @@ const RAW_CAP = 64 * 1024;
 /** Events still waiting for their acknowledgment; the oldest are forgotten past this (their acks then show as unpaired). */
 const MAX_AWAITING_ACK = 10_000;
 
-/** Types a runtime sends to a client; every other OUI type goes from the client to its runtime. */
-const TO_CLIENT = new Set(['action:request', 'observation:request']);
 
 export function isOUIType(type: unknown): type is string {
   return isProtocolEventType(type) || isExtensionEventType(type);
@@ -35,7 +33,7 @@ export function isOUIType(type: unknown): type is string {
 
 /** Direction of an event type from the client's point of view; undefined for extensions. */
 function directionOf(type: string): 'in' | 'out' | undefined {
-  if (TO_CLIENT.has(type)) return 'in';
+  if (sentToClient(type)) return 'in';
   if (isProtocolEventType(type)) return 'out';
   return undefined;
 }

@@ -208,9 +208,7 @@ export interface EventContext {
   ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean };
 }
 
-export function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+export { isRecord as isObj } from '../protocol/json-object.ts';
 
 /** Seconds with one decimal, for messages: "31.2 s". */
 export function secs(ms: number): string {

@@ -7,7 +7,7 @@
  * Pure and incremental, like the decoder: the panel feeds it live, an import
  * and the tests feed it a recorded list, a command-line linter could too.
  */
-import { errorMessage, parseAcknowledgment, setMember, toJsonSafe } from '../protocol/index.ts';
+import { errorMessage, parseAcknowledgment, sentToClient, setMember, toJsonSafe } from '../protocol/index.ts';
 import { Experiments } from './experiments.ts';
 import { FindingLog } from './findings.ts';
 import { onApprovalExtension } from './model-approvals.ts';
@@ -36,8 +36,6 @@ export interface SessionModelOptions {
 /** Lifecycle names that mean the transport is gone (§7.6.1). */
 const TRANSPORT_LOST = new Set(['close', 'engine close', 'socket.io disconnect']);
 const TRANSPORT_UP = new Set(['open', 'socket.io connect']);
-/** Event types a runtime sends to its client; every other one goes from the client. */
-const TO_CLIENT = new Set(['action:request', 'observation:request']);
 /** Distinct count keys per client; traffic with endless `x-` types folds into one. */
 const MAX_COUNT_KEYS = 100;
 /** A client's timestamps may jitter this much between its own sources before it counts as going backwards. */
@@ -226,7 +224,7 @@ export class SessionModel {
       track.log.raise({ rule: ev.dir === 'in' ? 'event-ignored-from-runtime' : 'event-ignored', client: track.key, subject: `${type}|${why}`, message: `${label} is malformed (${why}); the receiver must ignore it`, events: [ev.id], t: ev.t });
       return;
     }
-    const expected = TO_CLIENT.has(type) ? 'in' : 'out';
+    const expected = sentToClient(type) ? 'in' : 'out';
     if (ev.dir !== expected) {
       track.log.raise({
         rule: expected === 'in' ? 'wrong-direction' : 'wrong-direction-from-runtime',

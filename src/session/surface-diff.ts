@@ -9,7 +9,7 @@
  */
 import type { Operation } from 'fast-json-patch';
 import type { OUISurface } from '../protocol/index.ts';
-import { setMember } from '../protocol/json-member.ts';
+import { isRecord as isObj, setMember } from '../protocol/json-object.ts';
 import { jsonEqual } from './json-equal.ts';
 import { diffValues } from './observation-diff.ts';
 
@@ -17,10 +17,6 @@ import { diffValues } from './observation-diff.ts';
 const MAX_LINES = 40;
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function idOf(v: unknown): string | undefined {
   return isObj(v) && typeof v.id === 'string' ? v.id : undefined;
