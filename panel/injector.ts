@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
 import type { OUIActionApproval, OUIActionRequest } from '../src/protocol/index.ts';
 import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/injection.ts';
 import type { WireClient } from '../src/session/wire.ts';
-import { connection } from './state.ts';
+import type { Connection } from './connection.ts';
 
 export interface InjectionRecord {
   id: string;
@@ -34,7 +34,8 @@ export interface InjectInput {
   knownSurfaces?: string;
 }
 
-export function injectRequest(client: WireClient, input: InjectInput, opts: { wantReceipt: boolean; letThrough: boolean; replayOf?: string }): InjectionRecord {
+/** Sends through `connection` (null while the panel has no tab): the injector holds no line of its own. */
+export function injectRequest(connection: Connection | null, client: WireClient, input: InjectInput, opts: { wantReceipt: boolean; letThrough: boolean; replayOf?: string }): InjectionRecord {
   const request: OUIActionRequest = {
     requestId: input.requestId ?? newRequestId(),
     surfaceId: input.surfaceId,

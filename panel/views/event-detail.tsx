@@ -4,7 +4,7 @@ import type { WireEvent } from '../../src/session/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { bytes, clock, ms, typeLabel } from '../format.ts';
 import { model, recorder, selectedEvent, version } from '../state.ts';
-import { requestOf } from './timeline.tsx';
+import { requestOf } from '../requests.ts';
 import { FindingLine } from './findings.tsx';
 import { composer, openComposer, sendComposed, type ComposerState } from './inject.tsx';
 

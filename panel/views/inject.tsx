@@ -15,7 +15,7 @@ import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaForm, initialValue } from '../components/schema-form.tsx';
 import { clock, short } from '../format.ts';
 import { deleteSaved, injectRequest, injections, loadSaved, saveRequest, type SavedRequest } from '../injector.ts';
-import { model, recorder, selectedEvent, source, version, view } from '../state.ts';
+import { connection, model, recorder, selectedEvent, source, version, view } from '../state.ts';
 
 export type ApprovalMode = 'matching' | 'wrong' | 'none';
 
@@ -93,6 +93,7 @@ export function sendComposed(state: ComposerState): void {
     approval = { approvalId: state.approvalId, argsHash: state.approvalMode === 'wrong' ? wrongHash(hash.hash) : hash.hash };
   }
   injectRequest(
+    connection,
     client,
     { surfaceId: state.surfaceId, actionId: state.actionId, params: parsed.value, ...(state.requestId ? { requestId: state.requestId } : {}), ...(approval ? { approval } : {}) },
     { wantReceipt: state.wantReceipt, letThrough: state.letThrough, ...(state.replayOf ? { replayOf: state.replayOf } : {}) },

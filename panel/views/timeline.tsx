@@ -12,7 +12,8 @@ import type { RequestState } from '../../src/session/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
 import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
 import { model, pausedAt, recorder, selectedClient, selectedEvent, version } from '../state.ts';
-import { TimelineFilter, requestIdOf, targetOf, type FilterLookup } from '../timeline-filter.ts';
+import { TimelineFilter, targetOf } from '../timeline-filter.ts';
+import { lookup, requestOf } from '../requests.ts';
 import { EventDetail } from './event-detail.tsx';
 
 const category = signal<Category | ''>('');
@@ -25,18 +26,7 @@ const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observa
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
 const ROW = 20;
 
-// Read at call time: the recorder and the model are replaced on import, clear and rebuilds.
-const lookup: FilterLookup = {
-  request: (client, id) => model.clients.get(client)?.requests.get(id),
-  event: (id) => recorder.byId.get(id),
-};
 const filter = new TimelineFilter(lookup);
-
-/** The request an event belongs to: its own, the one a result answers, or the one an ack acknowledges. */
-export function requestOf(ev: WireEvent): RequestState | undefined {
-  const id = requestIdOf(ev, lookup);
-  return id ? model.clients.get(ev.client)?.requests.get(id) : undefined;
-}
 
 let idle: number | undefined;
 /** Searchable text is built in idle time after events arrive, so the first keystroke does not pay for it. */

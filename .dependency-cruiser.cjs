@@ -1,0 +1,45 @@
+/**
+ * The layers, checked in `npm test` (npm run lint:deps):
+ *   src/protocol  ←  src/session  ←  panel/, the tests, a CLI
+ *   content/ (the page hook and bridge) stands apart.
+ * The protocol core imports nothing of ours outside it; the session model
+ * nothing of the UI, the page or the service worker; the page hook nothing
+ * of the panel; and nothing anywhere is part of an import cycle.
+ */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes a module impossible to load, test or change alone.', from: {}, to: { circular: true } },
+    {
+      name: 'protocol-is-the-core',
+      severity: 'error',
+      comment: 'src/protocol is pure protocol logic: it imports nothing of ours outside itself.',
+      from: { path: '^src/protocol/' },
+      to: { path: '^(src|content|panel|test|scripts|bench)/', pathNot: '^src/protocol/' },
+    },
+    {
+      name: 'session-below-the-ui',
+      severity: 'error',
+      comment: 'The session model runs in Node, the panel and a CLI: nothing of the panel, the page hook or the service worker.',
+      from: { path: '^src/session/' },
+      to: { path: '^(panel|content|src/background|test|scripts|bench)/' },
+    },
+    {
+      name: 'hook-apart-from-the-panel',
+      severity: 'error',
+      comment: 'The page hook runs in every page it taps: it must not pull in the panel.',
+      from: { path: '^content/' },
+      to: { path: '^(panel|src/session|src/background)/' },
+    },
+    {
+      name: 'background-apart-from-the-panel',
+      severity: 'error',
+      from: { path: '^src/background/' },
+      to: { path: '^(panel|content)/' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+  },
+};
