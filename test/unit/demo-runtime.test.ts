@@ -101,6 +101,8 @@ describe('demo app (headless Chromium, no extension)', { skip: CHROMIUM ? false 
     assert.equal(surfacesHash(r.surfaces), r.surfacesHash);
     assert.deepEqual(rt().surfaces(cid).map((s) => s.id), ['cart', 'shop-nav']);
     assert.equal(rt().knownHash(cid), r.surfacesHash);
+    // The page's own history.pushState: Playwright learns of it from the page a moment later, on a loaded machine.
+    await page.waitForURL((u) => u.pathname === '/cart', { timeout: 5_000 }).catch(() => {});
     assert.equal(new URL(page.url()).pathname, '/cart');
     assert.ok(rt().events.some((e) => e.type === 'surface:deregister' && (e.payload as any).surfaceId === 'catalog'));
     const gone = await rt().request(cid, { surfaceId: 'catalog', actionId: 'search', params: { query: 'x' } });
