@@ -4,14 +4,37 @@
  * worker. It is idle (no port, no traffic) until a panel for this tab
  * subscribes; the background reaches it through tabs.sendMessage, which no
  * page can forge.
+ *
+ * Two things end a bridge's line to the extension while the page lives on:
+ * - the back/forward cache: Chrome closes extension ports when the page is
+ *   cached; on restore the bridge says so and the panel resubscribes;
+ * - an extension reload or update: this bridge's context is invalidated, but
+ *   its code keeps running and keeps the hook's port. The new service worker
+ *   injects a new bridge, which runs in a new isolated world and cannot be
+ *   handed that port unforgeably (anything posted on the window reaches page
+ *   listeners first). So the old bridge stays the port's holder and relays for
+ *   the new one over DOM events whose type names carry a per-install secret
+ *   (`relay key`): a page script can neither listen to nor dispatch an event it
+ *   cannot name, and the key never enters the page's world.
  */
 import { HOOK_PORT_MARKER, type CapturedItem, type CapturedPayload } from '../src/capture/types.ts';
 import { bytesToBase64 } from '../src/protocol/socketio.ts';
+import { lastSeqs } from './chunks.ts';
+
+/** Set (in this isolated world) by the service worker before it injects a bridge into an open page. */
+const LATE_FLAG = '__ouiDevtoolsLateBridge';
+const late = (globalThis as Record<string, unknown>)[LATE_FLAG] === true;
 
 let hookPort: MessagePort | null = null;
 let bgPort: chrome.runtime.Port | null = null;
 /** Commands that arrived before the hook's port did. */
 const early: unknown[] = [];
+let relayKey: string | null = null;
+/** Holder: a newer bridge relays through this one. Late bridge: the holder answered. */
+let relaying = false;
+
+const downType = (key: string) => `oui-devtools-down-${key}`;
+const upType = (key: string) => `oui-devtools-up-${key}`;
 
 /**
  * Takes the hook's port, then stops listening: a listener in this world would
@@ -24,12 +47,28 @@ function takeHookPort(e: MessageEvent): void {
   if (hookPort || !e.ports[0]) return;
   removeEventListener('message', takeHookPort, true);
   hookPort = e.ports[0];
-  hookPort.onmessage = (m) => toBackground(m.data);
+  hookPort.onmessage = (m) => fromHook(m.data);
   for (const m of early.splice(0)) hookPort.postMessage(m);
 }
-addEventListener('message', takeHookPort, true);
+// Only at document_start is this listener ahead of every page listener; a bridge injected later never takes a port from the window.
+if (!late) addEventListener('message', takeHookPort, true);
+
+function fromHook(message: unknown): void {
+  if (relaying && relayKey) {
+    // Our own context is gone (the extension reloaded): the newer bridge carries it.
+    dispatchEvent(new CustomEvent(upType(relayKey), { detail: message }));
+    return;
+  }
+  toBackground(message);
+}
 
 function toHook(message: unknown): void {
+  if (late) {
+    if (relaying && relayKey) dispatchEvent(new CustomEvent(downType(relayKey), { detail: message }));
+    // A panel's subscription can come before the worker's answer that names the holder.
+    else if (!relayKey) early.push(message);
+    return;
+  }
   if (hookPort) hookPort.postMessage(message);
   else early.push(message);
 }
@@ -39,16 +78,43 @@ function outward(payload: CapturedPayload | undefined): CapturedPayload | undefi
 }
 
 function toBackground(message: unknown): void {
-  const m = message as { type?: string; items?: CapturedItem[] };
+  const m = message as { type?: string; items?: CapturedItem[]; hook?: string };
   if (m?.type === 'items' && Array.isArray(m.items)) {
     for (const it of m.items) if (it.payload) it.payload = outward(it.payload);
   }
-  const port = connect();
+  let port: chrome.runtime.Port;
+  try {
+    port = connect();
+  } catch {
+    // The extension was reloaded and nothing relays for us yet: a newer bridge will subscribe again.
+    return;
+  }
+  post(port, message);
+}
+
+/**
+ * Posts, and never loses items without a word: a message Chrome refuses
+ * (over its size limit) is split until it goes, and an item that cannot go
+ * alone is reported as skipped, which the panel counts.
+ */
+function post(port: chrome.runtime.Port, message: unknown): void {
   try {
     port.postMessage(message);
-  } catch {
-    // The worker went away mid-send; the panel's resubscription replays from its cursors.
-    bgPort = null;
+  } catch (e) {
+    if (bgPort !== port || /disconnected/i.test(String((e as Error)?.message))) {
+      // The worker went away mid-send; the panel's resubscription replays from its cursors.
+      if (bgPort === port) bgPort = null;
+      return;
+    }
+    const m = message as { type?: string; items?: CapturedItem[]; hook?: string; clients?: unknown[] };
+    if (m?.type !== 'items' || !Array.isArray(m.items) || !m.items.length) return;
+    if (m.items.length === 1) {
+      post(port, { type: 'skipped', hook: m.hook, through: lastSeqs(m.items) });
+      return;
+    }
+    const half = m.items.length >> 1;
+    post(port, { ...m, items: m.items.slice(0, half) });
+    post(port, { ...m, items: m.items.slice(half), clients: [] });
   }
 }
 
@@ -56,7 +122,11 @@ function connect(): chrome.runtime.Port {
   if (bgPort) return bgPort;
   const port = chrome.runtime.connect({ name: 'capture' });
   port.onDisconnect.addListener(() => {
-    if (bgPort === port) bgPort = null;
+    void chrome.runtime.lastError;
+    // A port closed long ago (the page was in the back/forward cache), or ours dying while a newer bridge
+    // relays through us (an extension reload), must not stop the current subscription.
+    if (bgPort !== port || relaying) return;
+    bgPort = null;
     // No panel to receive: stop live forwarding until the next subscription.
     toHook({ type: 'unsubscribe' });
   });
@@ -78,14 +148,73 @@ chrome.runtime.onMessage.addListener((message, sender) => {
   }
 });
 
+/** Holder side: a newer bridge speaks to the hook through us; what the hook says goes back to it. */
+function serveRelay(key: string): void {
+  addEventListener(downType(key), (e) => {
+    const m = (e as CustomEvent).detail as { type?: unknown } | null;
+    if (!m || typeof m !== 'object') return;
+    relaying = true;
+    if (m.type === 'relay:probe') {
+      if (hookPort) dispatchEvent(new CustomEvent(upType(key), { detail: { type: 'relay:here' } }));
+      return;
+    }
+    // The newer bridge has its own line to the worker; ours is dead or soon will be.
+    bgPort = null;
+    if (hookPort) hookPort.postMessage(m);
+    else early.push(m);
+  });
+}
+
+/** Late side: find the holder; without one, this page must be reloaded to be captured again. */
+function attachToHolder(key: string): boolean {
+  addEventListener(upType(key), (e) => {
+    const m = (e as CustomEvent).detail as { type?: unknown } | null;
+    if (!m || typeof m !== 'object') return;
+    if (m.type === 'relay:here') relaying = true;
+    else toBackground(m);
+  });
+  // Dispatch is synchronous: a holder in this frame has answered when it returns.
+  dispatchEvent(new CustomEvent(downType(key), { detail: { type: 'relay:probe' } }));
+  return relaying;
+}
+
+function hello(extra: Record<string, unknown> = {}): void {
+  chrome.runtime.sendMessage({ type: 'hello', ...extra }).then(
+    (reply: unknown) => {
+      const r = reply as { type?: unknown; key?: unknown } | null;
+      if (typeof r?.key === 'string' && !relayKey) {
+        relayKey = r.key;
+        if (late) {
+          if (attachToHolder(relayKey)) for (const m of early.splice(0)) toHook(m);
+          else void chrome.runtime.sendMessage({ type: 'stale' }).catch(() => {});
+        } else serveRelay(relayKey);
+      } else if (late && !relayKey) void chrome.runtime.sendMessage({ type: 'stale' }).catch(() => {});
+      if (r?.type === 'subscribe') {
+        connect();
+        const { key: _key, ...subscribe } = r;
+        toHook(subscribe);
+      }
+    },
+    () => {},
+  );
+}
+
 // A new document in a watched tab starts forwarding at once: a panel that is
 // open across a reload or navigation sees the new page from its first frame.
-chrome.runtime.sendMessage({ type: 'hello' }).then(
-  (reply: unknown) => {
-    if ((reply as { type?: unknown } | null)?.type === 'subscribe') {
-      connect();
-      toHook(reply);
-    }
-  },
-  () => {},
-);
+hello(late ? { late: true } : {});
+
+// Restored from the back/forward cache: the port Chrome closed is gone. Stop
+// live forwarding (a panel that starts afresh must get the replay before any
+// live item) and ask the panel to subscribe again from its cursors.
+addEventListener('pageshow', (e) => {
+  if (!(e as PageTransitionEvent).persisted) return;
+  const old = bgPort;
+  bgPort = null;
+  try {
+    old?.disconnect();
+  } catch {
+    // Already closed by Chrome.
+  }
+  toHook({ type: 'unsubscribe' });
+  hello({ restored: true });
+});

@@ -7,6 +7,7 @@ import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Curso
 import type { Natives } from './natives.ts';
 import { createHeldAnswers, type HeldAnswers } from './answers.ts';
 import { createQuietRing, showsOui } from './quiet-ring.ts';
+import { chunkItems } from './chunks.ts';
 
 export const MAX_ITEMS = 20_000;
 export const MAX_BYTES = 32 * 1024 * 1024;
@@ -146,7 +147,13 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     if (ready === 0) return;
     const batch = outbox.slice(0, ready);
     outbox = outbox.slice(ready);
-    live.items(batch, unannounced(batch));
+    deliver(live, batch, unannounced(batch));
+  }
+
+  /** In chunks the extension can carry, in order; the clients go with the first. */
+  function deliver(to: Live, list: CapturedItem[], announce: CapturedClient[]): void {
+    const chunks = chunkItems(list);
+    for (let i = 0; i < chunks.length; i++) to.items(chunks[i]!, i === 0 ? announce : []);
   }
 
   function schedule(): void {
@@ -247,7 +254,7 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
       }
       live = next;
       announced = new Set(clients.keys());
-      next.items(replay, [...clients.values()]);
+      deliver(next, replay, [...clients.values()]);
       schedule();
     },
     unsubscribe() {

@@ -4,8 +4,9 @@
  * The bridge takes the first such port and stops the message there, so no page
  * listener ever sees it and no page can speak on this line later.
  */
-import { HOOK_PORT_MARKER, type BridgeToHook, type HookToBridge } from '../src/capture/types.ts';
+import { HOOK_PORT_MARKER, type BridgeToHook, type CapturedItem, type HookToBridge } from '../src/capture/types.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
+import { lastSeqs } from './chunks.ts';
 
 export type CommandHandler = (message: Record<string, unknown>, reply: (m: Record<string, unknown>) => void) => void;
 
@@ -13,7 +14,21 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
   const { natives } = buffer;
   const channel = new MessageChannel();
   const port = channel.port1;
-  const send = (m: HookToBridge | Record<string, unknown>) => natives.portPost(port, m);
+  const send = (m: HookToBridge | Record<string, unknown>) => {
+    try {
+      natives.portPost(port, m);
+    } catch {
+      // Runs in the page's timers: a message that cannot be cloned must not throw into the app.
+      // Its items are counted as undelivered instead of leaving a silent gap.
+      const items = (m as { type?: unknown; items?: unknown }).type === 'items' ? (m as { items: CapturedItem[] }).items : null;
+      if (!items || !items.length) return;
+      try {
+        natives.portPost(port, { type: 'skipped', hook: buffer.hook, through: lastSeqs(items) });
+      } catch {
+        // Nothing more can be said on a port that refuses a few numbers.
+      }
+    }
+  };
 
   port.onmessage = (e: MessageEvent) => {
     try {

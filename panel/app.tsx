@@ -21,6 +21,7 @@ import {
   type View,
 } from './state.ts';
 import { ClearIcon, PauseIcon, PlayIcon } from './components/icons.tsx';
+import { CaptureBanner, SitesButton } from './views/capture-banner.tsx';
 import { Timeline } from './views/timeline.tsx';
 import { Surfaces } from './views/surfaces.tsx';
 import { Hashes } from './views/hashes.tsx';
@@ -138,6 +139,7 @@ export function App({ tabId }: { tabId: number | null }) {
   }
   const clients = [...recorder.clients.values()];
   const lost = recorder.intake.totalLost();
+  const undelivered = recorder.intake.totalUndelivered();
   const isPaused = pausedAt.value !== null;
   const current = VIEWS.find((v) => v.id === view.value) ?? VIEWS[0]!;
   return (
@@ -187,6 +189,7 @@ export function App({ tabId }: { tabId: number | null }) {
         <button title="Open a session file" onClick={pickFile}>
           Import
         </button>
+        <SitesButton />
         {source.value === 'import' && <button onClick={backToLive}>Back to live</button>}
         {isPaused && <span class="warn">paused · {recorder.events.length - (pausedAt.value ?? 0)} new events</span>}
         {lost > 0 && (
@@ -194,8 +197,14 @@ export function App({ tabId }: { tabId: number | null }) {
             {lost} dropped by the page buffer
           </span>
         )}
+        {undelivered > 0 && (
+          <span class="warn" data-testid="undelivered" title="Captured by the page, but a message carrying them could not be delivered to the panel">
+            {undelivered} not delivered
+          </span>
+        )}
         {recorder.evicted > 0 && <span class="warn">{recorder.evicted} oldest events dropped from the panel</span>}
       </header>
+      {source.value === 'live' && <CaptureBanner tabId={tabId} />}
       <Tabs />
       <Notice />
       <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>

@@ -8,6 +8,10 @@ export interface ConnectionHandlers {
   cursors(): Record<string, number>;
   capture(frameId: number, message: unknown): void;
   status(connected: boolean): void;
+  /** A frame of the tab came back from the back/forward cache: its line was closed and must be subscribed again. */
+  restored?(frameId: number): void;
+  /** The page outlived an extension reload and cannot be captured until it is reloaded. */
+  stale?(line: string): void;
 }
 
 export interface Connection {
@@ -27,6 +31,8 @@ export function connectPanel(tabId: number, handlers: ConnectionHandlers): Conne
     p.onMessage.addListener((m: { type?: string; frameId?: number; message?: unknown }) => {
       retry = 50;
       if (m?.type === 'capture' && typeof m.frameId === 'number') handlers.capture(m.frameId, m.message);
+      else if (m?.type === 'restored' && typeof m.frameId === 'number') handlers.restored?.(m.frameId);
+      else if (m?.type === 'stale' && typeof (m as { line?: unknown }).line === 'string') handlers.stale?.((m as { line: string }).line);
     });
     p.onDisconnect.addListener(() => {
       void chrome.runtime.lastError;

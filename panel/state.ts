@@ -13,6 +13,7 @@ import { exportSession, importOutcome } from '../src/session/session-file.ts';
 import type { WireEvent } from '../src/session/wire.ts';
 import { connectPanel, type Connection } from './connection.ts';
 import { onAnswer } from './injector.ts';
+import { expectHook, heardHook } from './capture-site.ts';
 
 export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject';
 
@@ -99,6 +100,7 @@ export function startLive(tabId: number): void {
       if ((message as { type?: unknown } | null)?.type === 'answer') return onAnswer(message);
       if (source.value !== 'live') return;
       const hook = (message as { hook?: unknown } | null)?.hook;
+      if (typeof hook === 'string') heardHook();
       const fresh = recorder.accept(frameId, message);
       // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
       if (typeof hook === 'string') feed.noteHook(hook, Date.now());
@@ -109,7 +111,24 @@ export function startLive(tabId: number): void {
       if (!on) reconnects.value++;
       connected.value = on;
     },
+    restored(frameId) {
+      if (source.value !== 'live') return;
+      // Back/Forward to a cached page is a navigation to an older document. As the Network panel does, start
+      // afresh unless the log is preserved, and show that page as a panel opened now would: all its hook
+      // still holds, from its load. With the log preserved, go on from the cursors: nothing twice, nothing lost.
+      if (frameId === 0 && !preserveLog.value) {
+        recorder = new Recorder(undefined, onNavigate);
+        clearAll();
+        connection?.send({ type: 'subscribe', cursors: {} });
+      } else connection?.send({ type: 'subscribe', cursors: recorder.intake.cursors() });
+    },
+    stale(line) {
+      notice.value = line;
+    },
   });
+  expectHook();
+  // A navigation to a site the hook does not run on sends nothing: only DevTools tells the panel it happened.
+  (globalThis as { chrome?: typeof chrome }).chrome?.devtools?.network?.onNavigated.addListener(() => expectHook());
   setInterval(() => {
     if (source.value !== 'live') return;
     const changed = feed.tick(Date.now());

@@ -17,12 +17,33 @@ export interface PortLike {
 export interface RouterDeps {
   sendToTab(tabId: number, message: unknown, frameId?: number): Promise<boolean>;
   extensionOrigin: string;
+  /**
+   * Tabs whose page outlived an extension reload or update with no way to
+   * capture it again: kept beyond a worker stop, so a panel opened later
+   * still says so.
+   */
+  staleTabs?: {
+    mark(tabId: number): void;
+    clear(tabId: number): void;
+    has(tabId: number): Promise<boolean>;
+  };
 }
 
-const CAPTURE_TYPES = new Set(['items', 'state', 'answer']);
+const CAPTURE_TYPES = new Set(['items', 'state', 'answer', 'skipped']);
+export const STALE_LINE = 'The extension was reloaded or updated after this page loaded: reload the page to capture again.';
 
 export function createRouter(deps: RouterDeps) {
   const panels = new Map<number, Set<PortLike>>();
+
+  function toPanels(tabId: number, message: unknown): void {
+    for (const panel of panels.get(tabId) ?? []) {
+      try {
+        panel.postMessage(message);
+      } catch {
+        // A panel that closed mid-send is removed on its disconnect.
+      }
+    }
+  }
 
   function fromExtension(url: string | undefined): boolean {
     return typeof url === 'string' && (url === deps.extensionOrigin || url.startsWith(`${deps.extensionOrigin}/`));
@@ -35,13 +56,7 @@ export function createRouter(deps: RouterDeps) {
     port.onMessage.addListener((message) => {
       const type = (message as { type?: unknown } | null)?.type;
       if (typeof type !== 'string' || !CAPTURE_TYPES.has(type)) return;
-      for (const panel of panels.get(tabId) ?? []) {
-        try {
-          panel.postMessage({ type: 'capture', frameId, message });
-        } catch {
-          // A panel that closed mid-send is removed on its disconnect.
-        }
-      }
+      toPanels(tabId, { type: 'capture', frameId, message });
     });
   }
 
@@ -55,6 +70,10 @@ export function createRouter(deps: RouterDeps) {
         tabId = m.tabId as number;
         if (!panels.has(tabId)) panels.set(tabId, new Set());
         panels.get(tabId)!.add(port);
+        const id = tabId;
+        void deps.staleTabs?.has(id).then((stale) => {
+          if (stale) port.postMessage({ type: 'stale', line: STALE_LINE });
+        }, () => {});
       } else if (tabId !== null && m.type === 'subscribe') {
         const cursors = m.cursors && typeof m.cursors === 'object' ? m.cursors : {};
         void deps.sendToTab(tabId, { type: 'subscribe', cursors });
@@ -80,11 +99,37 @@ export function createRouter(deps: RouterDeps) {
       else if (port.name === 'panel') connectPanel(port);
       else port.disconnect();
     },
-    /** A bridge in a newly loaded document asks whether a panel watches its tab. */
+    /**
+     * A bridge in a newly loaded document asks whether a panel watches its tab.
+     * A bridge whose page came back from the back/forward cache (`restored`)
+     * gets no subscription: the panels decide how to resume, from their cursors.
+     */
     hello(message: unknown, sender: PortLike['sender']): unknown {
       const tabId = sender?.tab?.id;
-      if ((message as { type?: unknown } | null)?.type !== 'hello' || typeof tabId !== 'number') return null;
+      const m = message as { type?: unknown; restored?: unknown; late?: unknown } | null;
+      if (m?.type !== 'hello' || typeof tabId !== 'number') return null;
+      const frameId = sender?.frameId ?? 0;
+      if (m.restored === true) {
+        toPanels(tabId, { type: 'restored', frameId });
+        return null;
+      }
+      // A new top document: whatever the reload left stale is gone.
+      if (m.late !== true && frameId === 0) deps.staleTabs?.clear(tabId);
       return panels.has(tabId) ? { type: 'subscribe', cursors: {} } : null;
+    },
+    /** A bridge injected after an extension reload found no hook it can reach: only a reload of the page captures it again. */
+    stale(message: unknown, sender: PortLike['sender']): boolean {
+      const tabId = sender?.tab?.id;
+      if ((message as { type?: unknown } | null)?.type !== 'stale' || typeof tabId !== 'number') return false;
+      if ((sender?.frameId ?? 0) !== 0) return true;
+      deps.staleTabs?.mark(tabId);
+      toPanels(tabId, { type: 'stale', line: STALE_LINE });
+      return true;
+    },
+    /** The tab could not be given a new bridge at all (no permission to script it). */
+    markStale(tabId: number): void {
+      deps.staleTabs?.mark(tabId);
+      toPanels(tabId, { type: 'stale', line: STALE_LINE });
     },
     watched(tabId: number): boolean {
       return panels.has(tabId);

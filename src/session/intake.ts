@@ -17,6 +17,11 @@ export class CaptureIntake {
   private knownClients = new Set<string>();
   /** Items that never reached the panel, per `${hook}/${client}`. */
   readonly lost: DropCounts = {};
+  /**
+   * Items the hook captured but the extension could not carry (a message
+   * refused on the way), per `${hook}/${client}`: counted, never silent.
+   */
+  readonly undelivered: DropCounts = {};
   /** What each hook says it dropped, per `${hook}/${client}`. */
   readonly hookDrops: DropCounts = {};
   duplicates = 0;
@@ -31,6 +36,12 @@ export class CaptureIntake {
     return n;
   }
 
+  totalUndelivered(): number {
+    let n = 0;
+    for (const k in this.undelivered) n += this.undelivered[k]!;
+    return n;
+  }
+
   /** One message relayed from a frame's hook. Anything malformed is ignored: it came from a page. */
   accept(frameId: number, message: unknown): IntakeResult {
     const result: IntakeResult = { clients: [], items: [] };
@@ -39,6 +50,20 @@ export class CaptureIntake {
     if (m.type === 'state' && typeof m.hook === 'string' && m.drops && typeof m.drops === 'object') {
       for (const [client, n] of Object.entries(m.drops as Record<string, unknown>)) {
         if (typeof n === 'number' && n >= 0) this.hookDrops[`${m.hook}/${client}`] = n;
+      }
+      return result;
+    }
+    if (m.type === 'skipped' && typeof m.hook === 'string') {
+      // Advancing the cursor: a resubscription must not retry what cannot be carried, and the gap is not the buffer's.
+      const through = (m as { through?: unknown }).through;
+      if (!through || typeof through !== 'object') return result;
+      for (const [client, seq] of Object.entries(through as Record<string, unknown>)) {
+        if (!Number.isInteger(seq) || (seq as number) < 1) continue;
+        const key = `${m.hook}/${client}`;
+        const last = this.last[key] ?? 0;
+        if ((seq as number) <= last) continue;
+        this.undelivered[key] = (this.undelivered[key] ?? 0) + ((seq as number) - last);
+        this.last[key] = seq as number;
       }
       return result;
     }

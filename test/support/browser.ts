@@ -38,6 +38,14 @@ export interface LaunchOptions {
   /** Open DevTools for every tab, docked at the bottom with the OUI panel first. */
   devtools?: boolean;
   viewport?: { width: number; height: number } | null;
+  /** Extra Chromium flags (e.g. --host-resolver-rules, to serve a test page under a non-local host name). */
+  args?: string[];
+  /**
+   * Host permissions the user already granted the extension (as if they had
+   * clicked "Capture on this site"): written into the new profile, which
+   * Chromium reads at start. Prompts cannot be answered headless.
+   */
+  grantedOrigins?: string[];
 }
 
 export interface Browser {
@@ -57,24 +65,27 @@ export async function extensionIdFor(path: string): Promise<string> {
 export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
   const extension = opts.extension ?? true;
   const userDataDir = mkdtempSync(join(tmpdir(), 'oui-devtools-'));
-  const args = [...CHROMIUM_FLAGS];
+  const args = [...CHROMIUM_FLAGS, ...(opts.args ?? [])];
   if (extension) args.push(`--disable-extensions-except=${DIST}`, `--load-extension=${DIST}`);
+  const prefs: Record<string, unknown> = {};
+  const id = await extensionIdFor(DIST);
   if (opts.devtools) {
     args.push('--auto-open-devtools-for-tabs');
-    const id = await extensionIdFor(DIST);
+    prefs.devtools = {
+      preferences: {
+        currentDockState: '"bottom"',
+        'panel-tab-order': JSON.stringify({ [`chrome-extension://${id}OUI`]: 1, elements: 10, console: 20 }),
+        'panel-selected-tab': `"chrome-extension://${id}OUI"`,
+      },
+    };
+  }
+  if (opts.grantedOrigins?.length) {
+    const hosts = { explicit_host: opts.grantedOrigins };
+    prefs.extensions = { settings: { [id]: { granted_permissions: hosts, active_permissions: hosts } } };
+  }
+  if (Object.keys(prefs).length) {
     mkdirSync(join(userDataDir, 'Default'), { recursive: true });
-    writeFileSync(
-      join(userDataDir, 'Default', 'Preferences'),
-      JSON.stringify({
-        devtools: {
-          preferences: {
-            currentDockState: '"bottom"',
-            'panel-tab-order': JSON.stringify({ [`chrome-extension://${id}OUI`]: 1, elements: 10, console: 20 }),
-            'panel-selected-tab': `"chrome-extension://${id}OUI"`,
-          },
-        },
-      }),
-    );
+    writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(prefs));
   }
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath(),
