@@ -7,6 +7,7 @@
 import { HOOK_PORT_MARKER, type BridgeToHook, type CapturedItem, type HookToBridge } from '../src/capture/types.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs } from './chunks.ts';
+import { framePath } from './taps/post-message.ts';
 
 export type CommandHandler = (message: Record<string, unknown>, reply: (m: Record<string, unknown>) => void) => void;
 
@@ -39,7 +40,7 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
         buffer.subscribe(cursors && typeof cursors === 'object' ? (cursors as Record<string, number>) : {}, {
           items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),
         });
-        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [] });
+        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window) });
       } else if (m.type === 'unsubscribe') {
         buffer.unsubscribe();
       } else if (onCommand) {

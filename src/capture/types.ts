@@ -85,7 +85,8 @@ export interface DropCounts {
 /** Messages on the private MessageChannel between the page hook and the bridge. */
 export type HookToBridge =
   | { type: 'items'; hook: string; items: CapturedItem[]; clients: CapturedClient[] }
-  | { type: 'state'; hook: string; drops: DropCounts; clients: CapturedClient[] };
+  /** `path`: where the hook's frame sits in its tab ('top', 'top/0'), so the panel can reach a postMessage client's frame before it has captured anything. */
+  | { type: 'state'; hook: string; drops: DropCounts; clients: CapturedClient[]; path?: string };
 
 export type BridgeToHook =
   /** Start (or stop) forwarding live items; on start, first replay what is buffered after the cursors. */

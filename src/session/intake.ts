@@ -8,6 +8,8 @@
 import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../capture/types.ts';
 
 export interface IntakeResult {
+  /** A hook said where its frame sits in the tab. */
+  frame?: { path: string; frameId: number };
   clients: Array<{ hook: string; frameId: number; client: CapturedClient }>;
   items: CapturedItem[];
 }
@@ -51,6 +53,8 @@ export class CaptureIntake {
       for (const [client, n] of Object.entries(m.drops as Record<string, unknown>)) {
         if (typeof n === 'number' && n >= 0) this.hookDrops[`${m.hook}/${client}`] = n;
       }
+      const path = (m as { path?: unknown }).path;
+      if (typeof path === 'string' && /^top(\/-?\d+){0,64}$/.test(path)) result.frame = { path, frameId };
       return result;
     }
     if (m.type === 'skipped' && typeof m.hook === 'string') {

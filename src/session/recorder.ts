@@ -33,7 +33,8 @@ export class Recorder {
       if (this.topHooks.size > 0) this.onNavigate();
       this.topHooks.add(hook);
     }
-    const { clients, items } = this.intake.accept(frameId, message);
+    const { clients, items, frame } = this.intake.accept(frameId, message);
+    if (frame) this.decoder.frameAt(frame.path, frame.frameId);
     for (const c of clients) this.decoder.addClient(c.client, c.hook, c.frameId);
     const fresh: WireEvent[] = [];
     for (const item of items) for (const ev of this.decoder.push(item)) fresh.push(ev);

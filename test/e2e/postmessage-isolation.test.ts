@@ -72,7 +72,7 @@ describe('postMessage isolation', () => {
           window.results = [];
           addEventListener('message', (e) => {
             if (e.data && e.data.type === 'action:result') window.results.push(e.data.payload.requestId);
-            if (e.data && e.data.type === 'surface:register' && e.source === document.getElementById('widget').contentWindow) {
+            if (e.data && e.data.type === 'surface:register' && e.source === document.getElementById('widget').contentWindow && !location.search.includes('quiet')) {
               // The app's runtime asks once, so the widget's frame has traffic of its own.
               e.source.postMessage({ type: 'action:request', payload: { requestId: 'app-0001-0000-4000-8000-000000000001', surfaceId: 'notes', actionId: 'add_note', params: { text: 'from the app' }, timestamp: Date.now() } }, '*');
             }
@@ -122,5 +122,27 @@ describe('postMessage isolation', () => {
     assert.ok(seen.length > 0, 'the third party did read its own realm');
     assert.ok(!seen.includes(requestId), 'the third party never saw the requestId');
     assert.ok(!seen.includes('secret-params-7f3a'), 'the third party never saw the params');
+  });
+
+  test("an injection reaches a widget whose frame has captured nothing yet: its hook said where it is", async () => {
+    const app = await b.context.newPage();
+    // The app's runtime never sends the widget anything: only the host's hook has seen the pairing.
+    await app.goto(`${host.url}/?quiet=1`);
+    const widgetFrame = () => app.frames().find((f) => f.url().includes('/widget'))!;
+    await app.waitForFunction(() => document.querySelectorAll('iframe').length === 2);
+    await app.waitForTimeout(500);
+    const panel = await openPanelPage(b, await tabIdOf(b, app));
+    await panel.getByRole('tab', { name: 'Inject' }).click();
+    const picker = panel.getByRole('combobox', { name: 'Inject into client' });
+    const option = picker.locator('option', { hasText: 'notes' });
+    await option.first().waitFor({ state: 'attached', timeout: 15_000 });
+    await picker.selectOption((await option.first().getAttribute('value'))!);
+    await panel.getByRole('combobox', { name: 'Surface', exact: true }).selectOption('notes');
+    await panel.getByRole('combobox', { name: 'Action', exact: true }).selectOption('add_note');
+    await panel.getByLabel('text', { exact: true }).fill('first words');
+    await panel.getByRole('button', { name: /^Send/ }).click();
+    await panel.waitForFunction(() => /success/.test(document.querySelector('[data-testid=inject-history] tbody tr [data-testid=inject-answer]')?.textContent ?? ''), undefined, { timeout: 15_000 });
+    const requestId = (await panel.getByTestId('inject-history').locator('tbody tr').first().getAttribute('data-request-id'))!;
+    assert.deepEqual(await widgetFrame().evaluate('window.handled'), [requestId]);
   });
 });

@@ -14,6 +14,15 @@ import { FakeHook } from '../support/capture-items.ts';
 const seqs = (items: Array<{ seq: number }>): number[] => items.map((i) => i.seq);
 
 describe('CaptureIntake', () => {
+  it("takes a hook's frame path from its state message, with the frameId the browser gave it, and nothing malformed", () => {
+    const intake = new CaptureIntake();
+    assert.deepEqual(intake.accept(4, { type: 'state', hook: 'h', drops: {}, clients: [], path: 'top/0' }).frame, { path: 'top/0', frameId: 4 });
+    assert.deepEqual(intake.accept(0, { type: 'state', hook: 'h2', drops: {}, clients: [], path: 'top' }).frame, { path: 'top', frameId: 0 });
+    for (const path of [undefined, 5, '', 'evil', 'top/x', '../top', 'top/0/'] as unknown[]) {
+      assert.equal(intake.accept(1, { type: 'state', hook: 'h3', drops: {}, clients: [], path }).frame, undefined, String(path));
+    }
+  });
+
   it('drops the items a replay repeats and keeps only what is new', () => {
     const hook = new FakeHook('h1');
     const ws = hook.client('websocket', 'ws://app.test/oui');
