@@ -1,5 +1,5 @@
 /**
- * What merging costs the panel (src/session/merge.ts): a 100,000-event
+ * What merging costs the panel (src/session/model/merge.ts): a 100,000-event
  * session from two frames fed live in batches, the same session imported
  * (merged, then finished), and one rebuild of the model at 100,000 events
  * (what a late event before the reorder window costs). Figures, not
@@ -8,9 +8,9 @@
  *   node --import tsx bench/merge.ts
  */
 import { writeFileSync } from 'node:fs';
-import { ModelFeed } from '../src/session/merge.ts';
-import { SessionModel } from '../src/session/model.ts';
-import type { WireClient, WireEvent } from '../src/session/wire.ts';
+import { ModelFeed } from '../src/session/model/merge.ts';
+import { SessionModel } from '../src/session/model/session-model.ts';
+import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
 
 const EVENTS = 100_000;
 const BATCH = 50;

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf } from '../test/support/browser.ts';
 import { startFixtureServer } from '../test/support/fixture-server.ts';
-import { exportSession } from '../src/session/session-file.ts';
-import type { WireClient, WireEvent } from '../src/session/wire.ts';
+import { exportSession } from '../src/session/wire/session-file.ts';
+import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
 
 const EVENTS = 100_000;
 /** Typed one character at a time, then deleted one at a time. */

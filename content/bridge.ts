@@ -18,7 +18,7 @@
  *   cannot name, and the key never enters the page's world.
  */
 import { HOOK_PORT_MARKER, type CapturedItem, type CapturedPayload } from '../src/capture/types.ts';
-import { bytesToBase64 } from '../src/protocol/socketio.ts';
+import { bytesToBase64 } from '../src/protocol/base64.ts';
 import { lastSeqs } from './chunks.ts';
 
 /** Set (in this isolated world) by the service worker before it injects a bridge into an open page. */

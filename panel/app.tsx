@@ -30,7 +30,7 @@ import { Acks } from './views/acks.tsx';
 import { Approvals } from './views/approvals.tsx';
 import { Findings, counted, severityCounts } from './views/findings.tsx';
 import { Inject, clientOption } from './views/inject.tsx';
-import { SPEC_VERSIONS } from '../src/session/rules.ts';
+import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 
 const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },

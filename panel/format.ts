@@ -1,5 +1,5 @@
 /** Small text helpers shared by the views. Everything returns plain strings: page data is rendered as text only. */
-import type { WireEvent } from '../src/session/wire.ts';
+import type { WireEvent } from '../src/session/wire/wire.ts';
 
 export function clock(t: number): string {
   const d = new Date(t);

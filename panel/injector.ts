@@ -5,8 +5,8 @@
  */
 import { signal } from '@preact/signals';
 import type { OUIActionApproval, OUIActionRequest } from '../src/protocol/index.ts';
-import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/injection.ts';
-import type { WireClient } from '../src/session/wire.ts';
+import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/wire/injection.ts';
+import type { WireClient } from '../src/session/wire/wire.ts';
 import type { Connection } from './connection.ts';
 
 export interface InjectionRecord {

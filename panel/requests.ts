@@ -2,8 +2,8 @@
  * The request an event belongs to (its own, the one a result answers, the one
  * an ack acknowledges), as the Timeline and the event detail both show it.
  */
-import type { RequestState } from '../src/session/model-types.ts';
-import type { WireEvent } from '../src/session/wire.ts';
+import type { RequestState } from '../src/session/model/types.ts';
+import type { WireEvent } from '../src/session/wire/wire.ts';
 import { model, recorder } from './state.ts';
 import { requestIdOf, type FilterLookup } from './timeline-filter.ts';
 

@@ -5,12 +5,12 @@
  * once per batch rather than per event.
  */
 import { signal } from '@preact/signals';
-import { Recorder } from '../src/session/recorder.ts';
-import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/merge.ts';
-import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/rules.ts';
-import type { SessionModel } from '../src/session/model.ts';
-import { exportSession, importOutcome } from '../src/session/session-file.ts';
-import type { WireEvent } from '../src/session/wire.ts';
+import { Recorder } from '../src/session/wire/recorder.ts';
+import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/model/merge.ts';
+import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/model/rules.ts';
+import type { SessionModel } from '../src/session/model/session-model.ts';
+import { exportSession, importOutcome } from '../src/session/wire/session-file.ts';
+import type { WireEvent } from '../src/session/wire/wire.ts';
 import { connectPanel, type Connection } from './connection.ts';
 import { onAnswer } from './injector.ts';
 import { expectHook, heardHook } from './capture-site.ts';
@@ -53,7 +53,7 @@ function redraw(): void {
 
 export let recorder = new Recorder(undefined, onNavigate);
 /**
- * The model is fed through the merge (src/session/merge.ts), never in
+ * The model is fed through the merge (src/session/model/merge.ts), never in
  * arrival order: batches of an iframe's hook and of the host's race each
  * other, and a rebuild may replace the model, so `model` is re-read from the
  * feed after each step.

@@ -25,7 +25,7 @@
  *   model, another broadened query) tests everything again, over the cached
  *   text.
  */
-import type { WireEvent } from '../src/session/wire.ts';
+import type { WireEvent } from '../src/session/wire/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from './format.ts';
 
 /** What the filter reads of a request; the model's RequestState has it. */

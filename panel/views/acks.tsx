@@ -1,5 +1,5 @@
 /** Receipts, result acknowledgments accepted or refused, trimmed re-sends and repeats, and how the client handled them. */
-import type { AckKind, ClientState } from '../../src/session/model-types.ts';
+import type { AckKind, ClientState } from '../../src/session/model/types.ts';
 import { clock } from '../format.ts';
 import { version } from '../state.ts';
 import { PerClient } from './clients.tsx';

@@ -1,5 +1,5 @@
 /** Every request to an action that needs approval: the approval it carried, the argsHash recomputed from its params, expiry, outcome. */
-import type { ApprovalCheck, ClientState } from '../../src/session/model-types.ts';
+import type { ApprovalCheck, ClientState } from '../../src/session/model/types.ts';
 import { clock } from '../format.ts';
 import { version } from '../state.ts';
 import { PerClient } from './clients.tsx';

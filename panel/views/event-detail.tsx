@@ -1,6 +1,6 @@
 /** The selected event: its payload as a tree, its raw frame, the exchange it belongs to and what the inspector found in it. */
 import { signal } from '@preact/signals';
-import type { WireEvent } from '../../src/session/wire.ts';
+import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { bytes, clock, ms, typeLabel } from '../format.ts';
 import { model, recorder, selectedEvent, version } from '../state.ts';

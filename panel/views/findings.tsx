@@ -4,8 +4,8 @@
  * show it, judged by the spec release picked in the toolbar.
  */
 import { signal } from '@preact/signals';
-import type { Finding, Party, Severity } from '../../src/session/model-types.ts';
-import { ruleById } from '../../src/session/rules.ts';
+import type { Finding, Party, Severity } from '../../src/session/model/types.ts';
+import { ruleById } from '../../src/session/model/rules.ts';
 import { copyText, safeJson } from '../copy.ts';
 import { clock } from '../format.ts';
 import { model, recorder, selectedClient, selectedEvent, specVersion, version, view } from '../state.ts';

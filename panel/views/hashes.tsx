@@ -1,5 +1,5 @@
 /** Each reported surfacesHash beside the recomputed one, and what changed between consecutive surface sets. */
-import type { ClientState, HashVerdict } from '../../src/session/model-types.ts';
+import type { ClientState, HashVerdict } from '../../src/session/model/types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { clock } from '../format.ts';
 import { version } from '../state.ts';

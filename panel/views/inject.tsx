@@ -8,9 +8,9 @@
 import { signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import { argsHashSync, requiresApproval, validateJson, type OUIAction, type OUIActionResult, type OUISurface } from '../../src/protocol/index.ts';
-import { whyNotInjectable } from '../../src/session/injection.ts';
-import type { RequestState } from '../../src/session/model-types.ts';
-import type { WireClient } from '../../src/session/wire.ts';
+import { whyNotInjectable } from '../../src/session/wire/injection.ts';
+import type { RequestState } from '../../src/session/model/types.ts';
+import type { WireClient } from '../../src/session/wire/wire.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaForm, initialValue } from '../components/schema-form.tsx';
 import { clock, short } from '../format.ts';

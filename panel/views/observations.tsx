@@ -1,5 +1,5 @@
 /** Per observation: the current value as a tree, its history as readable diffs, schema verdicts and update rate. */
-import type { ClientState } from '../../src/session/model-types.ts';
+import type { ClientState } from '../../src/session/model/types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { clock } from '../format.ts';
 import { version } from '../state.ts';

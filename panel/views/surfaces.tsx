@@ -1,6 +1,6 @@
 /** What the agent can do on this page right now: each client's mounted surfaces, their actions and observations, and their lifecycle. */
 import { effectAccess, requiresApproval, type OUIAction, type OUISurface } from '../../src/protocol/index.ts';
-import type { ClientState } from '../../src/session/model-types.ts';
+import type { ClientState } from '../../src/session/model/types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaView } from '../components/schema-view.tsx';
 import { clock, short } from '../format.ts';

@@ -7,8 +7,8 @@
  */
 import { signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { WireEvent } from '../../src/session/wire.ts';
-import type { RequestState } from '../../src/session/model-types.ts';
+import type { WireEvent } from '../../src/session/wire/wire.ts';
+import type { RequestState } from '../../src/session/model/types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
 import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
 import { model, pausedAt, recorder, selectedClient, selectedEvent, version } from '../state.ts';

@@ -23,10 +23,10 @@
  */
 
 import { isEffectKind } from './effects.ts';
-import { escapePointerSegment } from './canonical.ts';
+import { errorMessage as messageOf, escapePointerSegment } from './canonical.ts';
 import { isRecord } from './json-object.ts';
 import { OMIT, type CloneState, cloneJson, isArraySafe, kindOfRaw, safeGet } from './json-copy.ts';
-import { type Problem, Problems, messageOf } from './problems.ts';
+import { type Problem, Problems } from './problems.ts';
 import {
   ARGS_HASH_PATTERN,
   DELIVERY_OMITTABLE,

@@ -12,5 +12,7 @@ export { CIRCULAR, MAX_CLONE_DEPTH, MAX_CLONE_VALUES, TRUNCATED_DEPTH, TRUNCATED
 export * from './events.ts';
 export * from './acknowledgments.ts';
 export * from './schema.ts';
+export * from './base64.ts';
+export * from './engineio.ts';
 export * from './socketio.ts';
 export * from './json-object.ts';

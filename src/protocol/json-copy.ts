@@ -9,8 +9,8 @@
  * Pure: no DOM, no extension API, no Node APIs.
  */
 
-import { escapePointerSegment, isPlainObject } from './canonical.ts';
-import { type Problem, Problems, messageOf } from './problems.ts';
+import { errorMessage as messageOf, escapePointerSegment, isPlainObject } from './canonical.ts';
+import { type Problem, Problems } from './problems.ts';
 
 /** Nested values deeper than this (from the event root) are replaced by TRUNCATED_DEPTH. */
 export const MAX_CLONE_DEPTH = 256;

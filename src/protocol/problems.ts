@@ -67,12 +67,3 @@ export class Problems {
   }
 }
 
-export function messageOf(e: unknown): string {
-  try {
-    if (e instanceof Error) return String(e.message);
-    return String(e);
-  } catch {
-    return 'unprintable error';
-  }
-}
-

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { pageAnything, pageKey } from '../support/page-data.ts';
-import { CaptureIntake } from '../../src/session/intake.ts';
+import { CaptureIntake } from '../../src/session/wire/intake.ts';
 import { FakeHook } from '../support/capture-items.ts';
 
 const seqs = (items: Array<{ seq: number }>): number[] => items.map((i) => i.seq);

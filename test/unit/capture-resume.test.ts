@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkItems, jsonBound, lastSeqs, CHUNK_BYTES } from '../../content/chunks.ts';
-import { CaptureIntake } from '../../src/session/intake.ts';
+import { CaptureIntake } from '../../src/session/wire/intake.ts';
 import { createRouter, STALE_LINE, type PortLike } from '../../src/background/router.ts';
 import type { CapturedItem } from '../../src/capture/types.ts';
 

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { RULES, SPEC_VERSIONS, ruleById } from '../../src/session/rules.ts';
+import { RULES, SPEC_VERSIONS, ruleById } from '../../src/session/model/rules.ts';
 
 const root = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/conformance.md', root), 'utf8');

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RULES } from '../../src/session/rules.ts';
+import { RULES } from '../../src/session/model/rules.ts';
 import { T0, uuid, withCart } from './session-helpers.ts';
 
 describe('the party at fault', () => {

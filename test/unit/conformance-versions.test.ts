@@ -6,8 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { surfacesHash } from '../../src/protocol/index.ts';
-import { SessionModel, replay } from '../../src/session/model.ts';
-import { LATEST_SPEC_VERSION, RULES, SPEC_VERSIONS, declaredVersion, judgedVersion, ruleApplies, type SpecVersion } from '../../src/session/rules.ts';
+import { SessionModel, replay } from '../../src/session/model/session-model.ts';
+import { LATEST_SPEC_VERSION, RULES, SPEC_VERSIONS, declaredVersion, judgedVersion, ruleApplies, type SpecVersion } from '../../src/session/model/rules.ts';
 import { Traffic, cartSurface, withCart } from './session-helpers.ts';
 
 const ADD = { sku: 'a', qty: 1 };

@@ -6,8 +6,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { replay } from '../../src/session/model.ts';
-import { Experiments } from '../../src/session/experiments.ts';
+import { replay } from '../../src/session/model/session-model.ts';
+import { Experiments } from '../../src/session/model/experiments.ts';
 import { findingsOf, uuid, withCart } from './session-helpers.ts';
 
 const INJECTED = { injected: true, wantsAck: true };

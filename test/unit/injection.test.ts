@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectTarget } from '../../src/capture/types.ts';
 import type { OUIActionRequest } from '../../src/protocol/index.ts';
-import { SocketIODecoder, decodeEnginePacket, encodeSocketIOAck, readOUIFromSocketIO } from '../../src/protocol/socketio.ts';
-import { WireDecoder } from '../../src/session/decoder.ts';
-import { INJECT_ACK_BASE, newRequestId, planInjection, whyNotInjectable, type InjectionOptions } from '../../src/session/injection.ts';
-import type { WireClient } from '../../src/session/wire.ts';
+import { SocketIODecoder, decodeEnginePacket, encodeSocketIOAck, readOUIFromSocketIO } from '../../src/protocol/index.ts';
+import { WireDecoder } from '../../src/session/wire/decoder.ts';
+import { INJECT_ACK_BASE, newRequestId, planInjection, whyNotInjectable, type InjectionOptions } from '../../src/session/wire/injection.ts';
+import type { WireClient } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 
 const REQ: OUIActionRequest = { requestId: '6f1c0d2e-1b2a-4c3d-8e9f-0a1b2c3d4e5f', surfaceId: 'cart', actionId: 'add_item', params: { sku: 'a', qty: 1 }, timestamp: 1_700_000_000_000 };

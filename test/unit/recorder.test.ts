@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Recorder } from '../../src/session/recorder.ts';
-import type { WireEvent } from '../../src/session/wire.ts';
+import { Recorder } from '../../src/session/wire/recorder.ts';
+import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook, T0 } from '../support/capture-items.ts';
 
 const ev = (id: string, t: number): WireEvent => ({ id, client: 'k', t, dir: 'in', kind: 'other', size: 0 });

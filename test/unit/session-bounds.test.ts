@@ -6,8 +6,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { PROTOTYPE_KEYS, pageAnything, pageJson } from '../support/page-data.ts';
-import { SessionModel } from '../../src/session/model.ts';
-import type { WireClient, WireEvent } from '../../src/session/wire.ts';
+import { SessionModel } from '../../src/session/model/session-model.ts';
+import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { T0, Traffic, cartSurface, makeClient, withCart } from './session-helpers.ts';
 
 const TYPES = ['surface:register', 'surface:deregister', 'action:request', 'action:result', 'observation:update', 'observation:request', 'x-approval:granted', 'x-other', 'bogus', ...PROTOTYPE_KEYS];

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { ActionError, OUIClient, type ClientLink } from '../demo/app/oui-client.ts';
 import { argsHashSync, surfacesHash } from '../../src/protocol/index.ts';
 import type { OUISurface } from '../../src/protocol/index.ts';
-import { replay } from '../../src/session/model.ts';
-import type { WireClient, WireEvent } from '../../src/session/wire.ts';
+import { replay } from '../../src/session/model/session-model.ts';
+import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { makeClient, uuid } from './session-helpers.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { describeChange, diffValues, formatValue, summarizePatch } from '../../src/session/observation-diff.ts';
-import { diffSurfaceSets, surfaceSetObject } from '../../src/session/surface-diff.ts';
+import { describeChange, diffValues, formatValue, summarizePatch } from '../../src/session/diff/observation-diff.ts';
+import { diffSurfaceSets, surfaceSetObject } from '../../src/session/diff/surface-diff.ts';
 import { T0, cartSurface, catalogSurface, withCart } from './session-helpers.ts';
 import { applyPatchOracle } from '../support/json-patch-oracle.ts';
 import { hasPrototypeKey, pageJson } from '../support/page-data.ts';

@@ -5,11 +5,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeSocketIOAck, encodeSocketIOEvent } from '../../src/protocol/socketio.ts';
-import { planInjection, whyNotInjectable } from '../../src/session/injection.ts';
-import { Recorder } from '../../src/session/recorder.ts';
-import { MAX_IMPORT_EVENTS, SESSION_FORMAT, SESSION_VERSION, exportSession, parseSessionFile } from '../../src/session/session-file.ts';
-import type { WireClient, WireEvent } from '../../src/session/wire.ts';
+import { encodeSocketIOAck, encodeSocketIOEvent } from '../../src/protocol/index.ts';
+import { planInjection, whyNotInjectable } from '../../src/session/wire/injection.ts';
+import { Recorder } from '../../src/session/wire/recorder.ts';
+import { MAX_IMPORT_EVENTS, SESSION_FORMAT, SESSION_VERSION, exportSession, parseSessionFile } from '../../src/session/wire/session-file.ts';
+import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 
 const REQ = { requestId: 'r-1', surfaceId: 'cart', actionId: 'add', params: { sku: 'a' }, timestamp: 2 };

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { surfacesHash, surfacesHashVariants } from '../../src/protocol/index.ts';
-import { hashVerdict } from '../../src/session/model-hashes.ts';
+import { hashVerdict } from '../../src/session/model/hashes.ts';
 import { Traffic, cartSurface, catalogSurface, findingsOf, rules, withCart } from './session-helpers.ts';
 
 const accented = () => ({ ...cartSurface(), description: 'Le panier — café' });

@@ -5,9 +5,9 @@
  */
 import { surfacesHash } from '../../src/protocol/index.ts';
 import type { OUISurface } from '../../src/protocol/index.ts';
-import { SessionModel, replay } from '../../src/session/model.ts';
-import type { Finding } from '../../src/session/model-types.ts';
-import type { WireClient, WireEvent } from '../../src/session/wire.ts';
+import { SessionModel, replay } from '../../src/session/model/session-model.ts';
+import type { Finding } from '../../src/session/model/types.ts';
+import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 
 export function makeClient(key: string): WireClient {
   return { key, kind: 'socket.io', label: key, origin: 'http://shop.test', frameUrl: 'http://shop.test/', frameId: 0, namespace: '/' };

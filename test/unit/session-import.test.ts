@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SESSION_FORMAT, SESSION_VERSION, importOutcome } from '../../src/session/session-file.ts';
+import { SESSION_FORMAT, SESSION_VERSION, importOutcome } from '../../src/session/wire/session-file.ts';
 
 const file = (over: Record<string, unknown> = {}) => JSON.stringify({ format: SESSION_FORMAT, version: SESSION_VERSION, exportedAt: '2026-01-02T03:04:05.000Z', clients: [{ key: 'k', kind: 'websocket' }], events: [{ id: 'e1', client: 'k', t: 1, dir: 'out', kind: 'event', type: 'surface:register', payload: {} }], ...over });
 

@@ -11,10 +11,10 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { surfacesHash } from '../../src/protocol/index.ts';
 import type { OUISurface } from '../../src/protocol/index.ts';
-import { ModelFeed, REORDER_WINDOW_MS, canonicalOrder, placeAll } from '../../src/session/merge.ts';
-import { SessionModel, replay } from '../../src/session/model.ts';
-import { PARK_SETTLE_MS } from '../../src/session/model-results.ts';
-import type { WireClient, WireEvent } from '../../src/session/wire.ts';
+import { ModelFeed, REORDER_WINDOW_MS, canonicalOrder, placeAll } from '../../src/session/model/merge.ts';
+import { SessionModel, replay } from '../../src/session/model/session-model.ts';
+import { PARK_SETTLE_MS } from '../../src/session/model/results.ts';
+import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 
 const T0 = 1_700_000_000_000;
 

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { argsHashSync, surfacesHash } from '../../src/protocol/index.ts';
-import { SessionModel, replay } from '../../src/session/model.ts';
+import { SessionModel, replay } from '../../src/session/model/session-model.ts';
 import { T0, Traffic, cartSurface, catalogSurface, findingsOf, makeClient, rules, uuid, withCart } from './session-helpers.ts';
 
 const ADD = { sku: 'a', qty: 1 };

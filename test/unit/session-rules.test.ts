@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { argsHashSync, surfacesHash, surfacesHashVariants } from '../../src/protocol/index.ts';
-import type { SessionModel } from '../../src/session/model.ts';
-import { RULES, type RuleId } from '../../src/session/rules.ts';
+import type { SessionModel } from '../../src/session/model/session-model.ts';
+import { RULES, type RuleId } from '../../src/session/model/rules.ts';
 import { T0, Traffic, cartSurface, catalogSurface, findingsOf, uuid, withCart } from './session-helpers.ts';
 
 interface Scenario {

@@ -17,7 +17,7 @@ import {
   readOUIFromSocketIO,
   type EnginePacket,
   type SocketIOPacket,
-} from '../../src/protocol/socketio.ts';
+} from '../../src/protocol/index.ts';
 
 type Transports = Array<'polling' | 'websocket'>;
 

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import { NodeWebSocket, NodeXHR } from 'engine.io-client';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
-import { WireDecoder } from '../../src/session/decoder.ts';
-import { planInjection, whyNotInjectable } from '../../src/session/injection.ts';
-import type { WireClient } from '../../src/session/wire.ts';
+import { WireDecoder } from '../../src/session/wire/decoder.ts';
+import { planInjection, whyNotInjectable } from '../../src/session/wire/injection.ts';
+import type { WireClient } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 import { startSocketIOCapture, type SocketIOCapture } from '../support/socketio-capture.ts';
 

@@ -23,7 +23,7 @@ import {
   readOUIFromSocketIO,
   type EnginePacket,
   type SocketIOPacket,
-} from '../../src/protocol/socketio.ts';
+} from '../../src/protocol/index.ts';
 
 const bytes = (...b: number[]): Uint8Array => new Uint8Array(b);
 

@@ -8,7 +8,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { WireEvent } from '../../src/session/wire.ts';
+import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from '../../panel/format.ts';
 import { NO_CRITERIA, TimelineFilter, matchesTimeline, searchText, type FilterLookup, type RequestFacts, type TimelineCriteria } from '../../panel/timeline-filter.ts';
 

@@ -11,10 +11,10 @@ import { pageJson, pageObject } from '../support/page-data.ts';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
-import { encodeSocketIOAck, encodeSocketIOEvent } from '../../src/protocol/socketio.ts';
-import { WireDecoder } from '../../src/session/decoder.ts';
-import { whyNotInjectable } from '../../src/session/injection.ts';
-import type { WireClient, WireEvent } from '../../src/session/wire.ts';
+import { encodeSocketIOAck, encodeSocketIOEvent } from '../../src/protocol/index.ts';
+import { WireDecoder } from '../../src/session/wire/decoder.ts';
+import { whyNotInjectable } from '../../src/session/wire/injection.ts';
+import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 import { startSocketIOCapture, type RecordedFrame, type SocketIOCapture } from '../support/socketio-capture.ts';
 

@@ -4,9 +4,9 @@
  * frame (with an ack id when a receipt is wanted), a plain-JSON frame, a
  * postMessage event, or a direct call. Pure: the panel sends the command.
  */
-import { pairingKey, type HoldCommand, type InjectCommand } from '../capture/types.ts';
-import type { OUIActionRequest } from '../protocol/index.ts';
-import { encodeSocketIOEvent } from '../protocol/socketio.ts';
+import { pairingKey, type HoldCommand, type InjectCommand } from '../../capture/types.ts';
+import type { OUIActionRequest } from '../../protocol/index.ts';
+import { encodeSocketIOEvent } from '../../protocol/index.ts';
 import type { WireClient } from './wire.ts';
 
 /** Ack ids the injector uses: far above what a real Socket.IO client counts to, so its receipt is easy to tell apart. */

@@ -4,14 +4,14 @@
  * surface or action, invalid params), approvals, and the runtime's
  * deadlines (§7.5) and SURFACE_UNAVAILABLE resolutions (§7.2, §7.6.1).
  */
-import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../protocol/index.ts';
+import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../../protocol/index.ts';
 import { BoundedMap } from './bounded.ts';
-import { jsonEqual } from './json-equal.ts';
-import { checkApproval, needsApproval } from './model-approvals.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './model-client.ts';
-import { errorsLine, validate } from './model-payload.ts';
-import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './model-conformance.ts';
-import type { AckRecord, RequestState } from './model-types.ts';
+import { jsonEqual } from '../diff/json-equal.ts';
+import { checkApproval, needsApproval } from './approvals.ts';
+import { isObj, q, secs, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './client-track.ts';
+import { errorsLine, validate } from './payload.ts';
+import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './session-checks.ts';
+import type { AckRecord, RequestState } from './types.ts';
 
 /** UUID v4, as §7.3.1 recommends: version nibble 4, variant 10xx. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

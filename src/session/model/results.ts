@@ -4,17 +4,17 @@
  * late answers (§7.5), refused results and their trimmed re-sends (§7.3.6),
  * answers to repeated requests (§7.3.7), and the receiver's acknowledgments.
  */
-import { ASYNC_ACK_TIMEOUT_MS, REANSWER_INTERVAL_MS, SYNC_TIMEOUT_MS } from '../protocol/index.ts';
-import type { OUIActionResult } from '../protocol/index.ts';
-import { jsonEqual } from './json-equal.ts';
-import { approvalOutcome } from './model-approvals.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './model-client.ts';
-import { checkResultHash, checkSurfacesPresent } from './model-hashes.ts';
-import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, noteHeldSurfaces } from './model-conformance.ts';
-import { onObservationSnapshot } from './model-observations.ts';
-import { errorsLine, validate } from './model-payload.ts';
-import { internSurfaces, onReported } from './model-surfaces.ts';
-import type { ResultRecord } from './model-types.ts';
+import { ASYNC_ACK_TIMEOUT_MS, REANSWER_INTERVAL_MS, SYNC_TIMEOUT_MS } from '../../protocol/index.ts';
+import type { OUIActionResult } from '../../protocol/index.ts';
+import { jsonEqual } from '../diff/json-equal.ts';
+import { approvalOutcome } from './approvals.ts';
+import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
+import { checkResultHash, checkSurfacesPresent } from './hashes.ts';
+import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, noteHeldSurfaces } from './session-checks.ts';
+import { onObservationSnapshot } from './observations.ts';
+import { errorsLine, validate } from './payload.ts';
+import { internSurfaces, onReported } from './surfaces.ts';
+import type { ResultRecord } from './types.ts';
 import type { RuleId } from './rules.ts';
 
 /** How long a refused result may wait for its re-send before the refusal counts as ignored. */

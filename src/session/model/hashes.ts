@@ -5,10 +5,10 @@
  * the runtime's view: the set the client registered or reported under that
  * hash.
  */
-import { SURFACES_HASH_PATTERN, surfacesHashVariants } from '../protocol/index.ts';
-import type { OUISurface } from '../protocol/index.ts';
-import { q, type EventContext } from './model-client.ts';
-import type { HashRecord, HashVerdict } from './model-types.ts';
+import { SURFACES_HASH_PATTERN, surfacesHashVariants } from '../../protocol/index.ts';
+import type { OUISurface } from '../../protocol/index.ts';
+import { q, type EventContext } from './client-track.ts';
+import type { HashRecord, HashVerdict } from './types.ts';
 
 export interface HashCheck {
   verdict: HashVerdict;

@@ -28,9 +28,9 @@
  *
  * Pure: no DOM, no extension APIs. The panel passes its wall clock in.
  */
-import { SessionModel, type SessionModelOptions } from './model.ts';
-import { MAX_EVENTS } from './recorder.ts';
-import type { WireClient, WireEvent } from './wire.ts';
+import { SessionModel, type SessionModelOptions } from './session-model.ts';
+import { MAX_EVENTS } from '../wire/recorder.ts';
+import type { WireClient, WireEvent } from '../wire/wire.ts';
 
 /** How long (panel wall clock) an event may wait for earlier events of other frames. */
 export const REORDER_WINDOW_MS = 300;

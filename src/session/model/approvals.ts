@@ -6,10 +6,10 @@
  * needs approval and succeeded without a matching one is the worst thing a
  * session can show.
  */
-import { ARGS_HASH_PATTERN, argsHashSync, errorMessage, requiresApproval } from '../protocol/index.ts';
-import type { OUIAction, OUIActionApproval, OUIActionResult } from '../protocol/index.ts';
-import { isObj, q, type EventContext } from './model-client.ts';
-import type { ApprovalCheck, ApprovalOutcome } from './model-types.ts';
+import { ARGS_HASH_PATTERN, argsHashSync, errorMessage, requiresApproval } from '../../protocol/index.ts';
+import type { OUIAction, OUIActionApproval, OUIActionResult } from '../../protocol/index.ts';
+import { isObj, q, type EventContext } from './client-track.ts';
+import type { ApprovalCheck, ApprovalOutcome } from './types.ts';
 
 /** Codes with which a client declines to run an action: the approval check held. */
 const REFUSAL_CODES = new Set(['ACTION_DENIED', 'VALIDATION_ERROR', 'PRECONDITION_FAILED', 'SURFACE_UNAVAILABLE', 'ACTION_NOT_FOUND']);

@@ -7,10 +7,10 @@
  * anyway (§7.6.2). Called from the request, result and observation
  * handlers; what they need to remember is kept beside the track.
  */
-import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../protocol/index.ts';
+import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../../protocol/index.ts';
 import { BoundedMap } from './bounded.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry } from './model-client.ts';
-import type { LifecycleKind } from './model-types.ts';
+import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry } from './client-track.ts';
+import type { LifecycleKind } from './types.ts';
 import { versionAtLeast } from './rules.ts';
 
 interface Memory {

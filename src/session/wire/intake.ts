@@ -5,7 +5,7 @@
  * numbers are per hook client and gap-free at the source, so a gap is exactly
  * what the page's bounded buffer dropped before the panel read it.
  */
-import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../capture/types.ts';
+import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../../capture/types.ts';
 
 export interface IntakeResult {
   /** A hook said where its frame sits in the tab. */

@@ -4,8 +4,8 @@
  * the tests, the exporter and a command-line linter all read the same shape.
  */
 import type { Operation } from 'fast-json-patch';
-import type { OUIAction, OUIActionApproval, OUIActionResult, OUISurface } from '../protocol/index.ts';
-import type { WireClient } from './wire.ts';
+import type { OUIAction, OUIActionApproval, OUIActionResult, OUISurface } from '../../protocol/index.ts';
+import type { WireClient } from '../wire/wire.ts';
 
 export type Severity = 'critical' | 'error' | 'warning' | 'info';
 

@@ -11,8 +11,8 @@
  * `payload-problem-from-runtime` for the runtime, with the parser's own
  * severity.
  */
-import { isObj, q } from './model-client.ts';
-import type { PayloadProblem } from './model-payload.ts';
+import { isObj, q } from './client-track.ts';
+import type { PayloadProblem } from './payload.ts';
 import { isRuleId, type RuleId } from './rules.ts';
 
 export interface FiledProblem {

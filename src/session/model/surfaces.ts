@@ -4,14 +4,14 @@
  * consecutive sets. What a manifest alone can get wrong (ids, at least one
  * action, unique member ids) the parser reports.
  */
-import { surfacesHash } from '../protocol/index.ts';
-import type { OUISurface } from '../protocol/index.ts';
-import { jsonEqual } from './json-equal.ts';
-import { isObj, q, type ClientTrack, type EventContext } from './model-client.ts';
-import type { LifecycleKind, SurfaceState } from './model-types.ts';
-import { resolveUnavailable } from './model-requests.ts';
-import { discardObservations, syncObservations } from './model-observations.ts';
-import { diffSurfaceSets } from './surface-diff.ts';
+import { surfacesHash } from '../../protocol/index.ts';
+import type { OUISurface } from '../../protocol/index.ts';
+import { jsonEqual } from '../diff/json-equal.ts';
+import { isObj, q, type ClientTrack, type EventContext } from './client-track.ts';
+import type { LifecycleKind, SurfaceState } from './types.ts';
+import { resolveUnavailable } from './requests.ts';
+import { discardObservations, syncObservations } from './observations.ts';
+import { diffSurfaceSets } from '../diff/surface-diff.ts';
 import { declaredVersion } from './rules.ts';
 
 /** surfacesHash that never throws: decoded JSON always hashes, anything else is named. */

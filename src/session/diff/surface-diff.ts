@@ -8,8 +8,8 @@
  * Surfaces arrive unvalidated: every field is read defensively.
  */
 import type { Operation } from 'fast-json-patch';
-import type { OUISurface } from '../protocol/index.ts';
-import { isRecord as isObj, setMember } from '../protocol/json-object.ts';
+import type { OUISurface } from '../../protocol/index.ts';
+import { isRecord as isObj, setMember } from '../../protocol/json-object.ts';
 import { jsonEqual } from './json-equal.ts';
 import { diffValues } from './observation-diff.ts';
 

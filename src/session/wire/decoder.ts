@@ -7,7 +7,7 @@
  * Pure and incremental: feed items in capture order per client; the panel, the
  * tests and an import all use the same path.
  */
-import type { CapturedClient, CapturedItem, CapturedPayload, InjectTarget } from '../capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedPayload, InjectTarget } from '../../capture/types.ts';
 import {
   SocketIODecoder,
   base64ToBytes,
@@ -17,8 +17,8 @@ import {
   parseEngineUrl,
   readOUIFromSocketIO,
   type EnginePacket,
-} from '../protocol/socketio.ts';
-import { isExtensionEventType, isProtocolEventType, sentToClient } from '../protocol/types.ts';
+} from '../../protocol/index.ts';
+import { isExtensionEventType, isProtocolEventType, sentToClient } from '../../protocol/types.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 
 /** Longest raw text kept on a wire event for the raw view. */

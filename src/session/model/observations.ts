@@ -4,15 +4,15 @@
  * readable lines, schema verdicts, the update rate over a sliding second,
  * and pull requests (`observation:request`) waiting for their answer.
  */
-import { MAX_ON_CHANGE_RATE, OBSERVATION_PULL_TIMEOUT_MS } from '../protocol/index.ts';
-import type { OUIObservation, OUISurface } from '../protocol/index.ts';
+import { MAX_ON_CHANGE_RATE, OBSERVATION_PULL_TIMEOUT_MS } from '../../protocol/index.ts';
+import type { OUIObservation, OUISurface } from '../../protocol/index.ts';
 import { SlidingWindow, pushBounded } from './bounded.ts';
-import { jsonEqual } from './json-equal.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext } from './model-client.ts';
-import { errorsLine, validate } from './model-payload.ts';
-import type { ObservationState } from './model-types.ts';
-import { describeChange, initialChange } from './observation-diff.ts';
-import { lostWithTransport, notReregistered } from './model-conformance.ts';
+import { jsonEqual } from '../diff/json-equal.ts';
+import { isObj, q, secs, type ClientTrack, type EventContext } from './client-track.ts';
+import { errorsLine, validate } from './payload.ts';
+import type { ObservationState } from './types.ts';
+import { describeChange, initialChange } from '../diff/observation-diff.ts';
+import { lostWithTransport, notReregistered } from './session-checks.ts';
 
 /** Bursts of one observation reported before the rest go unreported. */
 const MAX_BURSTS_REPORTED = 3;

@@ -4,11 +4,11 @@
  * bookkeeping the rules need, the surface sets seen under each hash. All
  * bounded; nothing here is shown as is.
  */
-import type { OUIAction, OUISurface } from '../protocol/index.ts';
+import type { OUIAction, OUISurface } from '../../protocol/index.ts';
 import { BoundedMap, SlidingWindow, pushBounded } from './bounded.ts';
 import type { FindingLog } from './findings.ts';
-import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './model-types.ts';
-import type { WireClient } from './wire.ts';
+import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './types.ts';
+import type { WireClient } from '../wire/wire.ts';
 
 export interface ModelLimits {
   maxFindings: number;
@@ -208,7 +208,7 @@ export interface EventContext {
   ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean };
 }
 
-export { isRecord as isObj } from '../protocol/json-object.ts';
+export { isRecord as isObj } from '../../protocol/json-object.ts';
 
 /** Seconds with one decimal, for messages: "31.2 s". */
 export function secs(ms: number): string {

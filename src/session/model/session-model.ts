@@ -7,21 +7,21 @@
  * Pure and incremental, like the decoder: the panel feeds it live, an import
  * and the tests feed it a recorded list, a command-line linter could too.
  */
-import { errorMessage, parseAcknowledgment, sentToClient, setMember, toJsonSafe } from '../protocol/index.ts';
+import { errorMessage, parseAcknowledgment, sentToClient, setMember, toJsonSafe } from '../../protocol/index.ts';
 import { Experiments } from './experiments.ts';
 import { FindingLog } from './findings.ts';
-import { onApprovalExtension } from './model-approvals.ts';
-import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './model-client.ts';
-import { onObservationRequest, onObservationUpdate, onPullAck, tickObservations } from './model-observations.ts';
-import { readPayload } from './model-payload.ts';
-import { fileProblem } from './model-problems.ts';
-import { noteIgnoredRequest } from './model-conformance.ts';
+import { onApprovalExtension } from './approvals.ts';
+import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './client-track.ts';
+import { onObservationRequest, onObservationUpdate, onPullAck, tickObservations } from './observations.ts';
+import { readPayload } from './payload.ts';
+import { fileProblem } from './problems.ts';
+import { noteIgnoredRequest } from './session-checks.ts';
 import { judgedVersion, type SpecVersion } from './rules.ts';
-import { onReceipt, onRequest, tickRequests } from './model-requests.ts';
-import { PARK_SETTLE_MS, onResult, onResultAck, pairParked, settleParked, tickRefusals } from './model-results.ts';
-import { onDeregister, onRegister, onTransportLost } from './model-surfaces.ts';
-import type { ClientState, Finding } from './model-types.ts';
-import type { WireClient, WireEvent } from './wire.ts';
+import { onReceipt, onRequest, tickRequests } from './requests.ts';
+import { PARK_SETTLE_MS, onResult, onResultAck, pairParked, settleParked, tickRefusals } from './results.ts';
+import { onDeregister, onRegister, onTransportLost } from './surfaces.ts';
+import type { ClientState, Finding } from './types.ts';
+import type { WireClient, WireEvent } from '../wire/wire.ts';
 
 export interface SessionModelOptions {
   maxFindings?: number;

@@ -4,7 +4,7 @@
  * `validateJson` gives schema verdicts. A schema the validator cannot use is
  * reported as unusable, not as a verdict on the value.
  */
-import { parsePayload, validateJson, type Problem } from '../protocol/index.ts';
+import { parsePayload, validateJson, type Problem } from '../../protocol/index.ts';
 
 export type PayloadProblem = Problem;
 

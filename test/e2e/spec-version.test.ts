@@ -1,0 +1,68 @@
+/**
+ * Which release of the spec a client is judged by, in the panel: a client
+ * that answers as 0.4.1 did (no surfacesHash) is flagged under 0.6.0 and
+ * not once the user picks 0.4.1, at once, from the same recorded events;
+ * a client whose surfaces declare their release is judged by it whatever
+ * the pick.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+
+const client = (metadata: string) => `<!doctype html><title>v</title><script>
+  const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
+  ws.onopen = () => ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'notes', name: 'Notes', description: 'd', ${metadata}
+    actions: [{ id: 'add_note', description: 'd', input: { type: 'object' } }] }, timestamp: Date.now() } }));
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    // Answered as a 0.4.1 client does: the client's state after the action, no surfacesHash.
+    ws.send(JSON.stringify({ type: 'action:result', payload: { requestId: m.payload.requestId, success: true, data: {}, settled: true, timestamp: Date.now() } }));
+    document.title = 'answered';
+  };
+</script>`;
+
+describe('the spec release a client is judged by', () => {
+  let server: FixtureServer;
+  let b: Browser;
+  before(async () => {
+    server = await startFixtureServer({ '/plain': client(''), '/declares': client(`metadata: { ouiSpecVersion: '0.4.1' },`) });
+    server.onConnection((ws) => ws.on('message', (d) => String(d).includes('surface:register') && ws.send(JSON.stringify({ type: 'action:request', payload: { requestId: '2b9c1f5e-0d7a-4e7b-9a61-3c1f2e4d5a6b', surfaceId: 'notes', actionId: 'add_note', params: {}, timestamp: Date.now() } }))));
+    b = await launch({ viewport: { width: 1400, height: 900 } });
+  });
+  after(async () => {
+    await b?.close();
+    await server?.close();
+  });
+
+  async function findingsOf(path: string): Promise<Page> {
+    const app = await b.context.newPage();
+    await app.goto(`${server.url}${path}`);
+    await app.waitForFunction(() => document.title === 'answered');
+    const panel = await openPanelPage(b, await tabIdOf(b, app));
+    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 4, undefined, { timeout: 20_000 });
+    await panel.getByRole('tab', { name: 'Findings' }).click();
+    return panel;
+  }
+
+  test('picking the release the app implements re-judges the session at once', async () => {
+    const panel = await findingsOf('/plain');
+    const picker = panel.getByRole('combobox', { name: 'Spec version' });
+    await picker.selectOption('0.6.0');
+    await panel.locator('li.finding[data-rule=hash-missing]').waitFor({ timeout: 10_000 });
+    await picker.selectOption('0.4.1');
+    await panel.locator('li.finding[data-rule=hash-missing]').waitFor({ state: 'detached', timeout: 5_000 });
+    assert.match(await panel.getByTestId('judged-version').innerText(), /judged by spec 0\.4\.1/);
+    await picker.selectOption('0.6.0');
+    await panel.locator('li.finding[data-rule=hash-missing]').waitFor({ timeout: 5_000 });
+  });
+
+  test('a client whose surfaces declare 0.4.1 is judged by it, whatever the pick', async () => {
+    const panel = await findingsOf('/declares');
+    await panel.getByRole('combobox', { name: 'Spec version' }).selectOption('0.6.0');
+    await panel.waitForTimeout(500);
+    assert.equal(await panel.locator('li.finding[data-rule=hash-missing]').count(), 0);
+    assert.match(await panel.getByTestId('judged-version').innerText(), /declares 0\.4\.1/);
+  });
+});
