@@ -4,7 +4,7 @@
  * The bridge takes the first such port and stops the message there, so no page
  * listener ever sees it and no page can speak on this line later.
  */
-import { HOOK_PORT_MARKER, type BridgeToHook, type CapturedItem, type HookToBridge } from '../src/capture/types.ts';
+import { CAPTURE_PROTOCOL, HOOK_PORT_MARKER, type BridgeToHook, type CapturedItem, type HookToBridge } from '../src/capture/types.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
@@ -40,7 +40,7 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
         buffer.subscribe(cursors && typeof cursors === 'object' ? (cursors as Record<string, number>) : {}, {
           items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),
         });
-        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window) });
+        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: CAPTURE_PROTOCOL });
       } else if (m.type === 'unsubscribe') {
         buffer.unsubscribe();
       } else if (onCommand) {

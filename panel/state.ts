@@ -12,6 +12,7 @@ import type { SessionModel } from '../src/session/model/session-model.ts';
 import { exportSession, importOutcome } from '../src/session/wire/session-file.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { connectPanel, type Connection } from './connection.ts';
+import { CAPTURE_PROTOCOL } from '../src/capture/types.ts';
 import { onAnswer } from './injector.ts';
 import { expectHook, heardHook } from './capture-site.ts';
 
@@ -93,6 +94,11 @@ function feedLive(events: WireEvent[]): void {
   scheduleRelease();
 }
 
+/** What the panel says when a page still runs a hook of another extension version. */
+export function protocolNotice(v: number): string {
+  return `This page runs an OUI DevTools hook of another version (capture protocol ${v || 'unnamed'}, this panel speaks ${CAPTURE_PROTOCOL}): reload the page to capture it fully.`;
+}
+
 export function startLive(tabId: number): void {
   connection = connectPanel(tabId, {
     cursors: () => recorder.intake.cursors(),
@@ -102,6 +108,7 @@ export function startLive(tabId: number): void {
       const hook = (message as { hook?: unknown } | null)?.hook;
       if (typeof hook === 'string') heardHook();
       const fresh = recorder.accept(frameId, message);
+      if (recorder.otherProtocol !== undefined && !notice.value) notice.value = protocolNotice(recorder.otherProtocol);
       // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
       if (typeof hook === 'string') feed.noteHook(hook, Date.now());
       if (fresh.length) feedLive(fresh);

@@ -82,11 +82,18 @@ export interface DropCounts {
   [clientId: string]: number;
 }
 
+/**
+ * The version of what a page hook says to the panel. A hook outlives an
+ * extension update in the pages it was injected into, so the panel checks it
+ * and says when a page still runs an older hook, instead of misreading it.
+ */
+export const CAPTURE_PROTOCOL = 2;
+
 /** Messages on the private MessageChannel between the page hook and the bridge. */
 export type HookToBridge =
   | { type: 'items'; hook: string; items: CapturedItem[]; clients: CapturedClient[] }
   /** `path`: where the hook's frame sits in its tab ('top', 'top/0'), so the panel can reach a postMessage client's frame before it has captured anything. */
-  | { type: 'state'; hook: string; drops: DropCounts; clients: CapturedClient[]; path?: string };
+  | { type: 'state'; hook: string; drops: DropCounts; clients: CapturedClient[]; path?: string; v?: number };
 
 export type BridgeToHook =
   /** Start (or stop) forwarding live items; on start, first replay what is buffered after the cursors. */

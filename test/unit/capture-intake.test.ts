@@ -9,11 +9,26 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { pageAnything, pageKey } from '../support/page-data.ts';
 import { CaptureIntake } from '../../src/session/wire/intake.ts';
+import { Recorder } from '../../src/session/wire/recorder.ts';
+import { CAPTURE_PROTOCOL } from '../../src/capture/types.ts';
 import { FakeHook } from '../support/capture-items.ts';
 
 const seqs = (items: Array<{ seq: number }>): number[] => items.map((i) => i.seq);
 
 describe('CaptureIntake', () => {
+  it('notes a hook that speaks another capture protocol (an older hook left in a page by an extension update)', () => {
+    const intake = new CaptureIntake();
+    assert.equal(intake.accept(0, { type: 'state', hook: 'h', drops: {}, clients: [], path: 'top', v: CAPTURE_PROTOCOL }).otherProtocol, undefined);
+    assert.equal(intake.accept(0, { type: 'state', hook: 'old', drops: {}, clients: [] }).otherProtocol, 0, 'a hook that names no version is an older one');
+    assert.equal(intake.accept(0, { type: 'state', hook: 'next', drops: {}, clients: [], v: CAPTURE_PROTOCOL + 1 }).otherProtocol, CAPTURE_PROTOCOL + 1);
+    assert.equal(intake.accept(0, { type: 'state', hook: 'odd', drops: {}, clients: [], v: 'x' }).otherProtocol, 0);
+    const recorder = new Recorder();
+    recorder.accept(0, { type: 'state', hook: 'h', drops: {}, clients: [], v: CAPTURE_PROTOCOL });
+    assert.equal(recorder.otherProtocol, undefined);
+    recorder.accept(3, { type: 'state', hook: 'old', drops: {}, clients: [] });
+    assert.equal(recorder.otherProtocol, 0);
+  });
+
   it("takes a hook's frame path from its state message, with the frameId the browser gave it, and nothing malformed", () => {
     const intake = new CaptureIntake();
     assert.deepEqual(intake.accept(4, { type: 'state', hook: 'h', drops: {}, clients: [], path: 'top/0' }).frame, { path: 'top/0', frameId: 4 });
@@ -95,7 +110,7 @@ describe('CaptureIntake', () => {
 
   it('records what a hook says it dropped from a state message', () => {
     const intake = new CaptureIntake();
-    const r = intake.accept(0, { type: 'state', hook: 'h1', drops: { c1: 4, c2: 0, c3: -2, c4: 'many' }, clients: [] });
+    const r = intake.accept(0, { type: 'state', hook: 'h1', drops: { c1: 4, c2: 0, c3: -2, c4: 'many' }, clients: [], v: CAPTURE_PROTOCOL });
     assert.deepEqual(r, { clients: [], items: [] });
     assert.deepEqual(intake.hookDrops, { 'h1/c1': 4, 'h1/c2': 0 });
     // The hook's counts are running totals: a later state replaces, never adds.

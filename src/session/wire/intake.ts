@@ -5,11 +5,13 @@
  * numbers are per hook client and gap-free at the source, so a gap is exactly
  * what the page's bounded buffer dropped before the panel read it.
  */
-import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../../capture/types.ts';
+import { CAPTURE_PROTOCOL, type CapturedClient, type CapturedItem, type Cursors, type DropCounts } from '../../capture/types.ts';
 
 export interface IntakeResult {
   /** A hook said where its frame sits in the tab. */
   frame?: { path: string; frameId: number };
+  /** A hook speaks another capture protocol than this panel (an older hook after an extension update): its version, 0 when it names none. */
+  otherProtocol?: number;
   clients: Array<{ hook: string; frameId: number; client: CapturedClient }>;
   items: CapturedItem[];
 }
@@ -53,6 +55,8 @@ export class CaptureIntake {
       for (const [client, n] of Object.entries(m.drops as Record<string, unknown>)) {
         if (typeof n === 'number' && n >= 0) this.hookDrops[`${m.hook}/${client}`] = n;
       }
+      const v = (m as { v?: unknown }).v;
+      if (v !== CAPTURE_PROTOCOL) result.otherProtocol = typeof v === 'number' && Number.isInteger(v) ? v : 0;
       const path = (m as { path?: unknown }).path;
       if (typeof path === 'string' && /^top(\/-?\d+){0,64}$/.test(path)) result.frame = { path, frameId };
       return result;

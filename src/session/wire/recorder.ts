@@ -10,6 +10,8 @@ import type { WireClient, WireEvent } from './wire.ts';
 export const MAX_EVENTS = 100_000;
 
 export class Recorder {
+  /** Set when a page's hook speaks another capture protocol than this panel: the version it named (0: none). */
+  otherProtocol?: number;
   readonly intake = new CaptureIntake();
   private decoder: WireDecoder;
   readonly clients = new Map<string, WireClient>();
@@ -33,7 +35,8 @@ export class Recorder {
       if (this.topHooks.size > 0) this.onNavigate();
       this.topHooks.add(hook);
     }
-    const { clients, items, frame } = this.intake.accept(frameId, message);
+    const { clients, items, frame, otherProtocol } = this.intake.accept(frameId, message);
+    if (otherProtocol !== undefined) this.otherProtocol = otherProtocol;
     if (frame) this.decoder.frameAt(frame.path, frame.frameId);
     for (const c of clients) this.decoder.addClient(c.client, c.hook, c.frameId);
     const fresh: WireEvent[] = [];
