@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { launch, openAppAndPanel, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 
 const EVIL = '^(a+)+$';
@@ -49,11 +49,7 @@ describe('a catastrophic pattern in page data', () => {
   });
 
   test('captured params and values are judged by it, and the composer validates with it, without a freeze', async () => {
-    const app = await b.context.newPage();
-    await app.goto(server.url);
-    await app.waitForFunction(() => document.title === 'answered');
-    const panel = await openPanelPage(b, await tabIdOf(b, app));
-    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 4, undefined, { timeout: 20_000 });
+    const { panel } = await openAppAndPanel(b, server.url, 'answered', 4);
     await panel.getByRole('tab', { name: 'Findings' }).click();
     const invalid = panel.locator('li.finding[data-rule=params-invalid]');
     await invalid.waitFor({ timeout: 10_000 });

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { launch, openAppAndPanel, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 
 // Sent as text, so the page never builds these objects itself.
@@ -35,13 +35,7 @@ describe('prototype-reaching member names', () => {
   });
 
   test('an observation whose value has a __proto__ member shows its value, diffs and history as members', async () => {
-    const app = await b.context.newPage();
-    await app.goto(server.url);
-    await app.waitForFunction(() => document.title === 'sent');
-    const p = await openPanelPage(b, await tabIdOf(b, app));
-    const errors: string[] = [];
-    p.on('pageerror', (e) => errors.push(e.message));
-    await p.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 4, undefined, { timeout: 20_000 });
+    const { app, panel: p, errors } = await openAppAndPanel(b, server.url, 'sent', 4);
     await p.click('#tab-observations');
     const obs = p.locator('article.observation[data-observation="store/state"]');
     await obs.waitFor();

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { launch, openAppAndPanel, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 
 const client = (metadata: string) => `<!doctype html><title>v</title><script>
@@ -37,11 +37,7 @@ describe('the spec release a client is judged by', () => {
   });
 
   async function findingsOf(path: string): Promise<Page> {
-    const app = await b.context.newPage();
-    await app.goto(`${server.url}${path}`);
-    await app.waitForFunction(() => document.title === 'answered');
-    const panel = await openPanelPage(b, await tabIdOf(b, app));
-    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 4, undefined, { timeout: 20_000 });
+    const { panel } = await openAppAndPanel(b, `${server.url}${path}`, 'answered', 4);
     await panel.getByRole('tab', { name: 'Findings' }).click();
     return panel;
   }

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { launch, openAppAndPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 
@@ -229,13 +229,7 @@ describe('hostile page data', () => {
   });
 
   test('a 10 MB frame, a 10,000-deep value and markup in names never freeze the panel or run in it', async () => {
-    const app = await b.context.newPage();
-    await app.goto(server.url);
-    await app.waitForFunction(() => document.title === 'sent');
-    const p = await openPanelPage(b, await tabIdOf(b, app));
-    const errors: string[] = [];
-    p.on('pageerror', (e) => errors.push(e.message));
-    await p.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 5, undefined, { timeout: 20_000 });
+    const { panel: p, errors } = await openAppAndPanel(b, server.url, 'sent', 5);
     const started = Date.now();
     for (const v of VIEWS) await p.click(`#tab-${v}`);
     await p.click('#tab-surfaces');

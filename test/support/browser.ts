@@ -155,3 +155,19 @@ export async function openDevtoolsPanel(b: Browser, timeout = 20_000): Promise<i
   }
   throw new Error('the OUI panel never appeared in DevTools');
 }
+
+/**
+ * Opens `url` in a new tab, waits until the page sets `document.title` to
+ * `title` (its traffic is sent), opens the panel for that tab and waits for at
+ * least `rows` Timeline rows. `errors` collects what the panel throws from then on.
+ */
+export async function openAppAndPanel(b: Browser, url: string, title: string, rows: number): Promise<{ app: Page; panel: Page; errors: string[] }> {
+  const app = await b.context.newPage();
+  await app.goto(url);
+  await app.waitForFunction((t) => document.title === t, title);
+  const panel = await openPanelPage(b, await tabIdOf(b, app));
+  const errors: string[] = [];
+  panel.on('pageerror', (e) => errors.push(e.message));
+  await panel.waitForFunction((n) => document.querySelectorAll('.vlist [role=row]').length >= n, rows, { timeout: 20_000 });
+  return { app, panel, errors };
+}
