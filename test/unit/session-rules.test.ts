@@ -9,6 +9,14 @@ import type { SessionModel } from '../../src/session/model/session-model.ts';
 import { RULES, type RuleId } from '../../src/session/model/rules.ts';
 import { T0, Traffic, cartSurface, catalogSurface, findingsOf, uuid, withCart } from './session-helpers.ts';
 
+/** The model after the cart client answers one view_cart request with `result` (less the fields in `omit`). */
+function viewCartAnswered(result: Record<string, unknown>, omit: string[] = []): SessionModel {
+  const tr = withCart();
+  const { requestId } = tr.request('cart', 'view_cart');
+  tr.result(requestId, result, omit);
+  return tr.model();
+}
+
 interface Scenario {
   trigger: () => SessionModel;
   clean: () => SessionModel;
@@ -113,12 +121,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.result(requestId, { success: true });
       return tr.model();
     },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    clean: () => viewCartAnswered({ success: true }),
   },
   'malformed-frame-from-runtime': {
     trigger: () => {
@@ -140,12 +143,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.event('action:request', { requestId: uuid() }, 'in');
       return tr.model();
     },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    clean: () => viewCartAnswered({ success: true }),
   },
   'wrong-direction-from-runtime': {
     trigger: () => {
@@ -200,12 +198,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     clean: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', effect: 'edit', input: { type: 'object' } }] }).model(),
   },
   'unavailable-while-registered': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'not on this page' } });
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'not on this page' } }),
     clean: () => {
       const tr = withCart();
       const { requestId } = tr.request('ghost', 'view_cart');
@@ -369,12 +362,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.result(requestId, { success: true, surfaces: twice, surfacesHash: surfacesHash(twice) });
       return tr.model();
     },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    clean: () => viewCartAnswered({ success: true }),
   },
   'input-not-object': {
     trigger: () => surfaceWith({ actions: [{ id: 'go_on', description: 'x', input: { type: 'string' } }] }).model(),
@@ -400,12 +388,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.result(requestId, { success: true });
       return tr.model();
     },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    clean: () => viewCartAnswered({ success: true }),
   },
   'request-id-reused': {
     trigger: () => {
@@ -428,12 +411,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'no ghost' } });
       return tr.model();
     },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    clean: () => viewCartAnswered({ success: true }),
   },
   'request-unknown-action': {
     trigger: () => {
@@ -442,12 +420,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.result(requestId, { success: false, error: { code: 'ACTION_NOT_FOUND', message: 'no' } });
       return tr.model();
     },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    clean: () => viewCartAnswered({ success: true }),
   },
   'unknown-target-accepted': {
     trigger: () => {
@@ -528,46 +501,16 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     clean: () => answered(),
   },
   'error-missing': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: false });
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: false, error: { code: 'PRECONDITION_FAILED', message: 'empty' } });
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: false }),
+    clean: () => viewCartAnswered({ success: false, error: { code: 'PRECONDITION_FAILED', message: 'empty' } }),
   },
   'error-with-success': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true, error: { code: 'INTERNAL_ERROR', message: 'hm' } });
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: true, error: { code: 'INTERNAL_ERROR', message: 'hm' } }),
+    clean: () => viewCartAnswered({ success: true }),
   },
   'error-code-namespace': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: false, error: { code: 'QUOTA', message: 'over' } });
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: false, error: { code: 'app:quota', message: 'over' } });
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: false, error: { code: 'QUOTA', message: 'over' } }),
+    clean: () => viewCartAnswered({ success: false, error: { code: 'app:quota', message: 'over' } }),
   },
   'result-output-invalid': {
     trigger: () => {
@@ -716,12 +659,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     clean: () => answered(),
   },
   'hash-format': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true, surfacesHash: 'fnv1a64:NOTHEX' });
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: true, surfacesHash: 'fnv1a64:NOTHEX' }),
     clean: () => answered(),
   },
   'hash-byte-variant': {
@@ -729,21 +667,11 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     clean: () => accented((tr) => surfacesHash(tr.mounted)),
   },
   'hash-mismatch': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true, surfacesHash: surfacesHash([catalogSurface()]) });
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: true, surfacesHash: surfacesHash([catalogSurface()]) }),
     clean: () => answered(),
   },
   'surfaces-missing': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true }, ['surfaces']);
-      return tr.model();
-    },
+    trigger: () => viewCartAnswered({ success: true }, ['surfaces']),
     clean: () => {
       const tr = withCart();
       const { requestId } = tr.request('cart', 'view_cart', {}, { knownSurfaces: surfacesHash(tr.mounted) });
