@@ -11,14 +11,21 @@ import { startFixtureServer, type FixtureServer } from '../support/fixture-serve
 const STREAM = 300;
 
 /** A page whose client registers a surface, then streams numbered observation updates. */
-const streamPage = (count: number, everyMs: number) => `<!doctype html><title>stream</title><script>
+const streamPage = (count: number, everyMs: number, firstGate = count) => `<!doctype html><title>stream</title><script>
+// The test opens the gate in steps, so that a step is still streaming whatever the machine's load.
+window.gate = ${firstGate};
 const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
 ws.onopen = () => {
   ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'counter', name: 'Counter', description: 'Counts', actions: [{ id: 'reset', description: 'Reset', input: { type: 'object' } }] }, timestamp: 1 } }));
   let i = 0;
   const tick = () => {
     ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'counter', observationId: 'n', value: ++i, timestamp: 1000 + i } }));
-    if (i < ${count}) setTimeout(tick, ${everyMs}); else document.title = 'done';
+    if (i >= ${count}) document.title = 'done';
+    else if (i < window.gate) setTimeout(tick, ${everyMs});
+    else {
+      const wait = () => (i < window.gate ? tick() : setTimeout(wait, ${everyMs}));
+      setTimeout(wait, ${everyMs});
+    }
   };
   tick();
 };
@@ -80,7 +87,7 @@ describe('capture pipeline', () => {
 
   before(async () => {
     server = await startFixtureServer({
-      '/stream': streamPage(STREAM, 8),
+      '/stream': streamPage(STREAM, 8, 40),
       '/early': streamPage(40, 1),
       '/echo': echoPage,
       '/wrapping': `<!doctype html><title>wrapping</title><script>
@@ -140,15 +147,25 @@ describe('capture pipeline', () => {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('ServiceWorker.enable');
     const reconnects = async () => Number(await panel.getByTestId('connection').getAttribute('data-reconnects'));
-    for (const [i, atLeast] of [60, 120].entries()) {
-      await cdp.send('ServiceWorker.stopAllWorkers');
+    for (const atLeast of [60, 120]) {
+      const dropsBefore = await reconnects();
+      await page.evaluate((gate) => ((window as unknown as { gate: number }).gate = gate), atLeast + 60);
       // The panel's port dropped with the worker: proof the stop happened mid-stream.
-      await panel.waitForFunction((n) => Number(document.querySelector('[data-testid=connection]')?.getAttribute('data-reconnects')) > n, i);
+      // A stop that lands while Chrome is still starting the worker (woken by the
+      // bridge or the panel) is ignored by Chrome, so it is asked again until it takes.
+      for (let attempt = 0; (await reconnects()) <= dropsBefore; attempt++) {
+        assert.ok(attempt < 10, 'the service worker never stopped');
+        await cdp.send('ServiceWorker.stopAllWorkers');
+        await panel
+          .waitForFunction((n) => Number(document.querySelector('[data-testid=connection]')?.getAttribute('data-reconnects')) > n, dropsBefore, { timeout: 3_000 })
+          .catch(() => undefined);
+      }
       const before = values(await rows(panel)).length;
       assert.ok(before < STREAM, 'the stop came before the stream ended');
       await waitForRows(panel, (r) => values(r).length >= atLeast);
     }
-    assert.equal(await reconnects(), 2);
+    assert.ok((await reconnects()) >= 2);
+    await page.evaluate((gate) => ((window as unknown as { gate: number }).gate = gate), STREAM);
     await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
     const list = await waitForRows(panel, (r) => values(r).length >= STREAM);
     await panel.waitForTimeout(300);
