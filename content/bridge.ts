@@ -17,7 +17,18 @@
  *   (`relay key`): a page script can neither listen to nor dispatch an event it
  *   cannot name, and the key never enters the page's world.
  */
-import { HOOK_PORT_MARKER, type CapturedItem, type CapturedPayload } from '../src/capture/types.ts';
+import type { CapturedPayload } from '../src/capture/types.ts';
+import {
+  HOOK_PORT_MARKER,
+  PROTOCOL,
+  readBridgeWelcome,
+  readHookCommand,
+  readHookMessage,
+  type BridgeRequest,
+  type HookCommand,
+  type HookMessage,
+  type RelayMessage,
+} from '../src/messages.ts';
 import { bytesToBase64 } from '../src/protocol/base64.ts';
 import { lastSeqs } from './chunks.ts';
 
@@ -28,7 +39,7 @@ const late = (globalThis as Record<string, unknown>)[LATE_FLAG] === true;
 let hookPort: MessagePort | null = null;
 let bgPort: chrome.runtime.Port | null = null;
 /** Commands that arrived before the hook's port did. */
-const early: unknown[] = [];
+const early: HookCommand[] = [];
 let relayKey: string | null = null;
 /** Holder: a newer bridge relays through this one. Late bridge: the holder answered. */
 let relaying = false;
@@ -47,13 +58,16 @@ function takeHookPort(e: MessageEvent): void {
   if (hookPort || !e.ports[0]) return;
   removeEventListener('message', takeHookPort, true);
   hookPort = e.ports[0];
-  hookPort.onmessage = (m) => fromHook(m.data);
+  hookPort.onmessage = (m) => {
+    const message = readHookMessage(m.data);
+    if (message) fromHook(message);
+  };
   for (const m of early.splice(0)) hookPort.postMessage(m);
 }
 // Only at document_start is this listener ahead of every page listener; a bridge injected later never takes a port from the window.
 if (!late) addEventListener('message', takeHookPort, true);
 
-function fromHook(message: unknown): void {
+function fromHook(message: HookMessage): void {
   if (relaying && relayKey) {
     // Our own context is gone (the extension reloaded): the newer bridge carries it.
     dispatchEvent(new CustomEvent(upType(relayKey), { detail: message }));
@@ -62,7 +76,7 @@ function fromHook(message: unknown): void {
   toBackground(message);
 }
 
-function toHook(message: unknown): void {
+function toHook(message: HookCommand): void {
   if (late) {
     if (relaying && relayKey) dispatchEvent(new CustomEvent(downType(relayKey), { detail: message }));
     // A panel's subscription can come before the worker's answer that names the holder.
@@ -77,10 +91,9 @@ function outward(payload: CapturedPayload | undefined): CapturedPayload | undefi
   return payload && typeof payload === 'object' && 'bytes' in payload && payload.bytes instanceof Uint8Array ? { base64: bytesToBase64(payload.bytes) } : payload;
 }
 
-function toBackground(message: unknown): void {
-  const m = message as { type?: string; items?: CapturedItem[]; hook?: string };
-  if (m?.type === 'items' && Array.isArray(m.items)) {
-    for (const it of m.items) if (it.payload) it.payload = outward(it.payload);
+function toBackground(message: HookMessage): void {
+  if (message.type === 'items') {
+    for (const it of message.items) if (it?.payload) it.payload = outward(it.payload);
   }
   let port: chrome.runtime.Port;
   try {
@@ -97,7 +110,7 @@ function toBackground(message: unknown): void {
  * (over its size limit) is split until it goes, and an item that cannot go
  * alone is reported as skipped, which the panel counts.
  */
-function post(port: chrome.runtime.Port, message: unknown): void {
+function post(port: chrome.runtime.Port, message: HookMessage): void {
   try {
     port.postMessage(message);
   } catch (e) {
@@ -106,8 +119,8 @@ function post(port: chrome.runtime.Port, message: unknown): void {
       if (bgPort === port) bgPort = null;
       return;
     }
-    const m = message as { type?: string; items?: CapturedItem[]; hook?: string; clients?: unknown[] };
-    if (m?.type !== 'items' || !Array.isArray(m.items) || !m.items.length) return;
+    const m = message;
+    if (m.type !== 'items' || !m.items.length) return;
     if (m.items.length === 1) {
       post(port, { type: 'skipped', hook: m.hook, through: lastSeqs(m.items) });
       return;
@@ -130,34 +143,33 @@ function connect(): chrome.runtime.Port {
     // No panel to receive: stop live forwarding until the next subscription.
     toHook({ type: 'unsubscribe' });
   });
-  port.onMessage.addListener((m) => toHook(m));
+  port.onMessage.addListener((m) => {
+    const command = readHookCommand(m);
+    if (command) toHook(command);
+  });
   bgPort = port;
   return port;
 }
 
 chrome.runtime.onMessage.addListener((message, sender) => {
-  if (sender.id !== chrome.runtime.id || !message || typeof message !== 'object') return;
-  const m = message as { type?: string };
-  if (m.type === 'subscribe') {
-    connect();
-    toHook(message);
-  } else if (m.type === 'unsubscribe') {
-    toHook(message);
-  } else if (typeof m.type === 'string' && m.type.startsWith('hook:')) {
-    toHook(message);
-  }
+  if (sender.id !== chrome.runtime.id) return;
+  const command = readHookCommand(message);
+  if (!command) return;
+  if (command.type === 'subscribe') connect();
+  toHook(command);
 });
 
 /** Holder side: a newer bridge speaks to the hook through us; what the hook says goes back to it. */
 function serveRelay(key: string): void {
   addEventListener(downType(key), (e) => {
-    const m = (e as CustomEvent).detail as { type?: unknown } | null;
-    if (!m || typeof m !== 'object') return;
+    const detail: unknown = (e as CustomEvent).detail;
     relaying = true;
-    if (m.type === 'relay:probe') {
-      if (hookPort) dispatchEvent(new CustomEvent(upType(key), { detail: { type: 'relay:here' } }));
+    if ((detail as RelayMessage | null)?.type === 'relay:probe') {
+      if (hookPort) dispatchEvent(new CustomEvent(upType(key), { detail: { type: 'relay:here' } satisfies RelayMessage }));
       return;
     }
+    const m = readHookCommand(detail);
+    if (!m) return;
     // The newer bridge has its own line to the worker; ours is dead or soon will be.
     bgPort = null;
     if (hookPort) hookPort.postMessage(m);
@@ -168,31 +180,37 @@ function serveRelay(key: string): void {
 /** Late side: find the holder; without one, this page must be reloaded to be captured again. */
 function attachToHolder(key: string): boolean {
   addEventListener(upType(key), (e) => {
-    const m = (e as CustomEvent).detail as { type?: unknown } | null;
-    if (!m || typeof m !== 'object') return;
-    if (m.type === 'relay:here') relaying = true;
-    else toBackground(m);
+    const detail: unknown = (e as CustomEvent).detail;
+    if ((detail as RelayMessage | null)?.type === 'relay:here') {
+      relaying = true;
+      return;
+    }
+    const m = readHookMessage(detail);
+    if (m) toBackground(m);
   });
   // Dispatch is synchronous: a holder in this frame has answered when it returns.
-  dispatchEvent(new CustomEvent(downType(key), { detail: { type: 'relay:probe' } }));
+  dispatchEvent(new CustomEvent(downType(key), { detail: { type: 'relay:probe' } satisfies RelayMessage }));
   return relaying;
 }
 
-function hello(extra: Record<string, unknown> = {}): void {
-  chrome.runtime.sendMessage({ type: 'hello', ...extra }).then(
-    (reply: unknown) => {
-      const r = reply as { type?: unknown; key?: unknown } | null;
-      if (typeof r?.key === 'string' && !relayKey) {
-        relayKey = r.key;
+function tellBackground(request: BridgeRequest): Promise<unknown> {
+  return chrome.runtime.sendMessage(request);
+}
+
+function hello(flags: { restored?: boolean; late?: boolean } = {}): void {
+  tellBackground({ type: 'bridge:hello', v: PROTOCOL, ...flags }).then(
+    (reply) => {
+      const welcome = readBridgeWelcome(reply);
+      if (welcome?.key !== undefined && !relayKey) {
+        relayKey = welcome.key;
         if (late) {
           if (attachToHolder(relayKey)) for (const m of early.splice(0)) toHook(m);
-          else void chrome.runtime.sendMessage({ type: 'stale' }).catch(() => {});
+          else void tellBackground({ type: 'bridge:stale' }).catch(() => {});
         } else serveRelay(relayKey);
-      } else if (late && !relayKey) void chrome.runtime.sendMessage({ type: 'stale' }).catch(() => {});
-      if (r?.type === 'subscribe') {
+      } else if (late && !relayKey) void tellBackground({ type: 'bridge:stale' }).catch(() => {});
+      if (welcome?.subscribe) {
         connect();
-        const { key: _key, ...subscribe } = r;
-        toHook(subscribe);
+        toHook(welcome.subscribe);
       }
     },
     () => {},

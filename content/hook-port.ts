@@ -4,27 +4,26 @@
  * The bridge takes the first such port and stops the message there, so no page
  * listener ever sees it and no page can speak on this line later.
  */
-import { CAPTURE_PROTOCOL, HOOK_PORT_MARKER, type BridgeToHook, type CapturedItem, type HookToBridge } from '../src/capture/types.ts';
+import { HOOK_PORT_MARKER, PROTOCOL, readHookCommand, type HookMessage, type InjectCommand, type HoldCommand } from '../src/messages.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
 
-export type CommandHandler = (message: Record<string, unknown>, reply: (m: Record<string, unknown>) => void) => void;
+export type CommandHandler = (command: InjectCommand | HoldCommand, reply: (m: HookMessage) => void) => void;
 
 export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler): void {
   const { natives } = buffer;
   const channel = new MessageChannel();
   const port = channel.port1;
-  const send = (m: HookToBridge | Record<string, unknown>) => {
+  const send = (m: HookMessage) => {
     try {
       natives.portPost(port, m);
     } catch {
       // Runs in the page's timers: a message that cannot be cloned must not throw into the app.
       // Its items are counted as undelivered instead of leaving a silent gap.
-      const items = (m as { type?: unknown; items?: unknown }).type === 'items' ? (m as { items: CapturedItem[] }).items : null;
-      if (!items || !items.length) return;
+      if (m.type !== 'items' || !m.items.length) return;
       try {
-        natives.portPost(port, { type: 'skipped', hook: buffer.hook, through: lastSeqs(items) });
+        natives.portPost(port, { type: 'skipped', hook: buffer.hook, through: lastSeqs(m.items) } satisfies HookMessage);
       } catch {
         // Nothing more can be said on a port that refuses a few numbers.
       }
@@ -33,18 +32,17 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
 
   port.onmessage = (e: MessageEvent) => {
     try {
-      const m = e.data as BridgeToHook | Record<string, unknown>;
-      if (!m || typeof m !== 'object') return;
+      const m = readHookCommand(e.data);
+      if (!m) return;
       if (m.type === 'subscribe') {
-        const cursors = (m as { cursors?: unknown }).cursors;
-        buffer.subscribe(cursors && typeof cursors === 'object' ? (cursors as Record<string, number>) : {}, {
+        buffer.subscribe(m.cursors, {
           items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),
         });
-        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: CAPTURE_PROTOCOL });
+        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: PROTOCOL });
       } else if (m.type === 'unsubscribe') {
         buffer.unsubscribe();
       } else if (onCommand) {
-        onCommand(m as Record<string, unknown>, send);
+        onCommand(m, send);
       }
     } catch {
       // A command we cannot follow changes nothing in the page.

@@ -16,7 +16,6 @@ import { installDirectHook } from './taps/direct.ts';
 import { connectBridge } from './hook-port.ts';
 import { natives } from './natives.ts';
 import { inject } from './inject.ts';
-import type { HoldCommand, InjectCommand } from '../src/capture/types.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
@@ -25,14 +24,11 @@ function install(): void {
   tapWebSocket(buffer);
   tapPolling(buffer);
   tapPostMessage(buffer);
-  connectBridge(buffer, (message, reply) => {
-    if (message.type === 'hook:hold') {
-      const hold = message as unknown as HoldCommand;
-      if (Array.isArray(hold.hold) && typeof hold.scope === 'string') buffer.held.hold(hold.hold.filter((m) => typeof m === 'string'), hold.scope);
+  connectBridge(buffer, (command, reply) => {
+    if (command.type === 'hook:hold') {
+      buffer.held.hold(command.hold, command.scope);
       return;
     }
-    if (message.type !== 'hook:inject') return;
-    const command = message as unknown as InjectCommand;
     const outcome = inject(buffer, command);
     reply({ type: 'answer', id: command.id, ...outcome });
   });

@@ -9,7 +9,7 @@ import type { CaptureBuffer } from './capture-buffer.ts';
 import { deliverToSocket, sockets } from './taps/websocket.ts';
 import { framePath, windowAt } from './taps/post-message.ts';
 import { directClients } from './taps/direct.ts';
-import type { InjectCommand } from '../src/capture/types.ts';
+import type { InjectCommand } from '../src/messages.ts';
 
 export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: true } | { ok: false; error: string } {
   const { target } = command;

@@ -7,6 +7,7 @@
  * the service worker registers the hook for it, and the page reloads.
  */
 import { signal } from '@preact/signals';
+import type { SitesSync } from '../src/messages.ts';
 import { enabledSites, sitePattern } from '../src/background/capture-sites.ts';
 
 export type CaptureState = 'waiting' | 'capturing' | 'not-here';
@@ -51,7 +52,7 @@ export async function refreshEnabled(): Promise<void> {
 export async function enable(patterns: string[], tabId: number | null): Promise<boolean> {
   const granted = await chrome.permissions.request({ origins: patterns });
   if (!granted) return false;
-  await chrome.runtime.sendMessage({ type: 'sites:sync' });
+  await chrome.runtime.sendMessage({ type: 'sites:sync' } satisfies SitesSync);
   await refreshEnabled();
   if (tabId !== null) await chrome.tabs.reload(tabId);
   return true;
@@ -64,6 +65,6 @@ export async function enableSite(origin: string, tabId: number | null): Promise<
 
 export async function disableSite(pattern: string): Promise<void> {
   await chrome.permissions.remove({ origins: [pattern] });
-  await chrome.runtime.sendMessage({ type: 'sites:sync' });
+  await chrome.runtime.sendMessage({ type: 'sites:sync' } satisfies SitesSync);
   await refreshEnabled();
 }

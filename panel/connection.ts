@@ -4,9 +4,12 @@
  * worker, an extension reload): the hook replays from the cursors, so nothing
  * is lost and the intake drops anything seen twice.
  */
+import { PROTOCOL, readToPanel, type FromPanel, type HookMessage } from '../src/messages.ts';
+import type { Cursors } from '../src/capture/types.ts';
+
 export interface ConnectionHandlers {
-  cursors(): Record<string, number>;
-  capture(frameId: number, message: unknown): void;
+  cursors(): Cursors;
+  capture(frameId: number, message: HookMessage): void;
   status(connected: boolean): void;
   /** A frame of the tab came back from the back/forward cache: its line was closed and must be subscribed again. */
   restored?(frameId: number): void;
@@ -15,7 +18,7 @@ export interface ConnectionHandlers {
 }
 
 export interface Connection {
-  send(message: Record<string, unknown>): void;
+  send(message: FromPanel): void;
   close(): void;
 }
 
@@ -28,11 +31,12 @@ export function connectPanel(tabId: number, handlers: ConnectionHandlers): Conne
     if (closed) return;
     const p = chrome.runtime.connect({ name: 'panel' });
     port = p;
-    p.onMessage.addListener((m: { type?: string; frameId?: number; message?: unknown }) => {
+    p.onMessage.addListener((data: unknown) => {
       retry = 50;
-      if (m?.type === 'capture' && typeof m.frameId === 'number') handlers.capture(m.frameId, m.message);
-      else if (m?.type === 'restored' && typeof m.frameId === 'number') handlers.restored?.(m.frameId);
-      else if (m?.type === 'stale' && typeof (m as { line?: unknown }).line === 'string') handlers.stale?.((m as { line: string }).line);
+      const m = readToPanel(data);
+      if (m?.type === 'capture') handlers.capture(m.frameId, m.message);
+      else if (m?.type === 'restored') handlers.restored?.(m.frameId);
+      else if (m?.type === 'stale') handlers.stale?.(m.line);
     });
     p.onDisconnect.addListener(() => {
       void chrome.runtime.lastError;
@@ -43,8 +47,9 @@ export function connectPanel(tabId: number, handlers: ConnectionHandlers): Conne
         retry = Math.min(retry * 2, 2000);
       }
     });
-    p.postMessage({ type: 'hello', tabId });
-    p.postMessage({ type: 'subscribe', cursors: handlers.cursors() });
+    const send = (m: FromPanel) => p.postMessage(m);
+    send({ type: 'panel:hello', v: PROTOCOL, tabId });
+    send({ type: 'subscribe', cursors: handlers.cursors() });
     handlers.status(true);
   }
 

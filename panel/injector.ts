@@ -8,6 +8,7 @@ import type { OUIActionApproval, OUIActionRequest } from '../src/protocol/index.
 import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/wire/injection.ts';
 import type { WireClient } from '../src/session/wire/wire.ts';
 import type { Connection } from './connection.ts';
+import type { AnswerMessage } from '../src/messages.ts';
 
 export interface InjectionRecord {
   id: string;
@@ -71,9 +72,7 @@ export function injectRequest(connection: Connection | null, client: WireClient,
 }
 
 /** The hook's word on an injection: delivered, or why not. */
-export function onAnswer(message: unknown): void {
-  const m = message as { id?: unknown; ok?: unknown; error?: unknown } | null;
-  if (!m || typeof m.id !== 'string') return;
+export function onAnswer(m: AnswerMessage): void {
   injections.value = injections.value.map((r) =>
     r.id === m.id && r.status === 'sending'
       ? { ...r, status: m.ok === true ? 'delivered' : 'failed', ...(m.ok === true ? {} : { error: String(m.error ?? 'not delivered') }) }

@@ -12,7 +12,7 @@ import type { SessionModel } from '../src/session/model/session-model.ts';
 import { exportSession, importOutcome } from '../src/session/wire/session-file.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { connectPanel, type Connection } from './connection.ts';
-import { CAPTURE_PROTOCOL } from '../src/capture/types.ts';
+import { PROTOCOL } from '../src/messages.ts';
 import { onAnswer } from './injector.ts';
 import { expectHook, heardHook } from './capture-site.ts';
 
@@ -96,23 +96,22 @@ function feedLive(events: WireEvent[]): void {
 
 /** What the panel says when a page still runs a hook of another extension version. */
 export function protocolNotice(v: number): string {
-  return `This page runs an OUI DevTools hook of another version (capture protocol ${v || 'unnamed'}, this panel speaks ${CAPTURE_PROTOCOL}): reload the page to capture it fully.`;
+  return `This page runs an OUI DevTools hook of another version (capture protocol ${v || 'unnamed'}, this panel speaks ${PROTOCOL}): reload the page to capture it fully.`;
 }
 
 export function startLive(tabId: number): void {
   connection = connectPanel(tabId, {
     cursors: () => recorder.intake.cursors(),
     capture(frameId, message) {
-      if ((message as { type?: unknown } | null)?.type === 'answer') return onAnswer(message);
+      if (message.type === 'answer') return onAnswer(message);
       if (source.value !== 'live') return;
-      const hook = (message as { hook?: unknown } | null)?.hook;
-      if (typeof hook === 'string') heardHook();
+      heardHook();
       const fresh = recorder.accept(frameId, message);
       if (recorder.otherProtocol !== undefined && !notice.value) notice.value = protocolNotice(recorder.otherProtocol);
       // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
-      if (typeof hook === 'string') feed.noteHook(hook, Date.now());
+      feed.noteHook(message.hook, Date.now());
       if (fresh.length) feedLive(fresh);
-      if (fresh.length || (message as { type?: string })?.type === 'items') redraw();
+      if (fresh.length || message.type === 'items') redraw();
     },
     status(on) {
       if (!on) reconnects.value++;

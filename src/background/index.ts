@@ -6,6 +6,7 @@
  * each panel resumes from its cursors.
  */
 import { createRouter } from './router.ts';
+import { isSitesSync, type BridgeWelcome } from '../messages.ts';
 import { syncCaptureSites, type ContentScript, type SitesDeps } from './capture-sites.ts';
 
 const router = createRouter({
@@ -83,20 +84,17 @@ chrome.runtime.onInstalled.addListener((details) => {
 chrome.runtime.onConnect.addListener((port) => router.connect(port));
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // The panel, after the user enabled a site: answer once the scripts are registered, so a reload is captured.
-  if ((message as { type?: unknown } | null)?.type === 'sites:sync' && sender.url?.startsWith(chrome.runtime.getURL(''))) {
+  if (isSitesSync(message) && sender.url?.startsWith(chrome.runtime.getURL(''))) {
     syncSites().then(sendResponse, (e: unknown) => sendResponse({ error: String(e) }));
     return true;
   }
   if (router.stale(message, sender)) return undefined;
-  const reply = router.hello(message, sender);
-  if ((message as { type?: unknown } | null)?.type !== 'hello') {
-    sendResponse(reply);
-    return undefined;
-  }
+  const welcome = router.hello(message, sender);
+  if (!welcome) return undefined;
   // Every bridge learns the relay key with its first answer: no extra message per page load.
   getRelayKey().then(
-    (key) => sendResponse({ ...(reply as object | null), key }),
-    () => sendResponse(reply),
+    (key) => sendResponse({ ...welcome, key } satisfies BridgeWelcome),
+    () => sendResponse(welcome),
   );
   return true;
 });

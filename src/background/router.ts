@@ -5,6 +5,8 @@
  * - a `panel` port must come from an extension page; it names the tab it
  *   inspects once, and its commands go to that tab only.
  */
+import { PROTOCOL, readBridgeRequest, readFromPanel, readHookMessage, type BridgeWelcome, type HookCommand, type ToPanel } from '../messages.ts';
+
 export interface PortLike {
   name: string;
   sender?: { tab?: { id?: number }; frameId?: number; url?: string; id?: string; documentId?: string };
@@ -15,7 +17,7 @@ export interface PortLike {
 }
 
 export interface RouterDeps {
-  sendToTab(tabId: number, message: unknown, frameId?: number): Promise<boolean>;
+  sendToTab(tabId: number, message: HookCommand, frameId?: number): Promise<boolean>;
   extensionOrigin: string;
   /**
    * Tabs whose page outlived an extension reload or update with no way to
@@ -29,13 +31,13 @@ export interface RouterDeps {
   };
 }
 
-const CAPTURE_TYPES = new Set(['items', 'state', 'answer', 'skipped']);
 export const STALE_LINE = 'The extension was reloaded or updated after this page loaded: reload the page to capture again.';
+const versionLine = (v: number) => `This panel speaks message protocol ${v}, the extension ${PROTOCOL}: close and reopen DevTools.`;
 
 export function createRouter(deps: RouterDeps) {
   const panels = new Map<number, Set<PortLike>>();
 
-  function toPanels(tabId: number, message: unknown): void {
+  function toPanels(tabId: number, message: ToPanel): void {
     for (const panel of panels.get(tabId) ?? []) {
       try {
         panel.postMessage(message);
@@ -53,33 +55,38 @@ export function createRouter(deps: RouterDeps) {
     const tabId = port.sender?.tab?.id;
     if (typeof tabId !== 'number' || tabId < 0) return port.disconnect();
     const frameId = port.sender?.frameId ?? 0;
-    port.onMessage.addListener((message) => {
-      const type = (message as { type?: unknown } | null)?.type;
-      if (typeof type !== 'string' || !CAPTURE_TYPES.has(type)) return;
-      toPanels(tabId, { type: 'capture', frameId, message });
+    port.onMessage.addListener((data) => {
+      const message = readHookMessage(data);
+      if (message) toPanels(tabId, { type: 'capture', frameId, message });
     });
   }
 
   function connectPanel(port: PortLike): void {
     if (!fromExtension(port.sender?.url)) return port.disconnect();
     let tabId: number | null = null;
-    port.onMessage.addListener((message) => {
-      const m = message as { type?: unknown; tabId?: unknown; cursors?: unknown; frameId?: unknown } | null;
-      if (!m || typeof m !== 'object') return;
-      if (m.type === 'hello' && tabId === null && Number.isInteger(m.tabId)) {
-        tabId = m.tabId as number;
+    port.onMessage.addListener((data) => {
+      const m = readFromPanel(data);
+      if (!m) return;
+      if (m.type === 'panel:hello') {
+        if (tabId !== null) return;
+        if (m.v !== PROTOCOL) {
+          port.postMessage({ type: 'stale', line: versionLine(m.v) } satisfies ToPanel);
+          return;
+        }
+        tabId = m.tabId;
         if (!panels.has(tabId)) panels.set(tabId, new Set());
         panels.get(tabId)!.add(port);
         const id = tabId;
         void deps.staleTabs?.has(id).then((stale) => {
-          if (stale) port.postMessage({ type: 'stale', line: STALE_LINE });
+          if (stale) port.postMessage({ type: 'stale', line: STALE_LINE } satisfies ToPanel);
         }, () => {});
-      } else if (tabId !== null && m.type === 'subscribe') {
-        const cursors = m.cursors && typeof m.cursors === 'object' ? m.cursors : {};
-        void deps.sendToTab(tabId, { type: 'subscribe', cursors });
-      } else if (tabId !== null && typeof m.type === 'string' && m.type.startsWith('hook:')) {
-        const frameId = Number.isInteger(m.frameId) ? (m.frameId as number) : undefined;
-        void deps.sendToTab(tabId, m, frameId);
+      } else if (tabId === null) {
+        return;
+      } else if (m.type === 'subscribe') {
+        void deps.sendToTab(tabId, m);
+      } else {
+        const { frameId, ...command } = m;
+        void deps.sendToTab(tabId, command, frameId);
       }
     });
     port.onDisconnect.addListener(() => {
@@ -104,23 +111,23 @@ export function createRouter(deps: RouterDeps) {
      * A bridge whose page came back from the back/forward cache (`restored`)
      * gets no subscription: the panels decide how to resume, from their cursors.
      */
-    hello(message: unknown, sender: PortLike['sender']): unknown {
+    hello(message: unknown, sender: PortLike['sender']): BridgeWelcome | null {
       const tabId = sender?.tab?.id;
-      const m = message as { type?: unknown; restored?: unknown; late?: unknown } | null;
-      if (m?.type !== 'hello' || typeof tabId !== 'number') return null;
+      const m = readBridgeRequest(message);
+      if (m?.type !== 'bridge:hello' || typeof tabId !== 'number') return null;
       const frameId = sender?.frameId ?? 0;
-      if (m.restored === true) {
+      if (m.restored) {
         toPanels(tabId, { type: 'restored', frameId });
-        return null;
+        return { type: 'bridge:welcome' };
       }
       // A new top document: whatever the reload left stale is gone.
-      if (m.late !== true && frameId === 0) deps.staleTabs?.clear(tabId);
-      return panels.has(tabId) ? { type: 'subscribe', cursors: {} } : null;
+      if (!m.late && frameId === 0) deps.staleTabs?.clear(tabId);
+      return panels.has(tabId) ? { type: 'bridge:welcome', subscribe: { type: 'subscribe', cursors: {} } } : { type: 'bridge:welcome' };
     },
     /** A bridge injected after an extension reload found no hook it can reach: only a reload of the page captures it again. */
     stale(message: unknown, sender: PortLike['sender']): boolean {
       const tabId = sender?.tab?.id;
-      if ((message as { type?: unknown } | null)?.type !== 'stale' || typeof tabId !== 'number') return false;
+      if (readBridgeRequest(message)?.type !== 'bridge:stale' || typeof tabId !== 'number') return false;
       if ((sender?.frameId ?? 0) !== 0) return true;
       deps.staleTabs?.mark(tabId);
       toPanels(tabId, { type: 'stale', line: STALE_LINE });

@@ -4,7 +4,7 @@
  * (JSON, Socket.IO, OUI) happens on the panel side.
  *
  * Plain data only: these records cross window.postMessage, extension ports
- * and export files.
+ * and export files. The messages that carry them are in src/messages.ts.
  */
 
 export type TransportKind = 'websocket' | 'polling' | 'postmessage' | 'direct';
@@ -82,31 +82,10 @@ export interface DropCounts {
   [clientId: string]: number;
 }
 
-/**
- * The version of what a page hook says to the panel. A hook outlives an
- * extension update in the pages it was injected into, so the panel checks it
- * and says when a page still runs an older hook, instead of misreading it.
- */
-export const CAPTURE_PROTOCOL = 2;
-
-/** Messages on the private MessageChannel between the page hook and the bridge. */
-export type HookToBridge =
-  | { type: 'items'; hook: string; items: CapturedItem[]; clients: CapturedClient[] }
-  /** `path`: where the hook's frame sits in its tab ('top', 'top/0'), so the panel can reach a postMessage client's frame before it has captured anything. */
-  | { type: 'state'; hook: string; drops: DropCounts; clients: CapturedClient[]; path?: string; v?: number };
-
-export type BridgeToHook =
-  /** Start (or stop) forwarding live items; on start, first replay what is buffered after the cursors. */
-  | { type: 'subscribe'; cursors: Cursors }
-  | { type: 'unsubscribe' };
-
 /** Last sequence number seen, keyed by `${hook}/${client}`. */
 export interface Cursors {
   [hookAndClient: string]: number;
 }
-
-/** Marker on the one window message that hands the hook's MessagePort to the bridge. */
-export const HOOK_PORT_MARKER = '__ouiDevtoolsHookPort';
 
 /** Where an injected request goes: one socket, one frame of a postMessage pairing, or one direct transport. */
 export type InjectTarget =
@@ -117,37 +96,6 @@ export type InjectTarget =
    */
   | { via: 'postmessage'; clientPath: string; peerPath: string; origin?: string; frameId?: number; peerFrameId?: number }
   | { via: 'direct'; frameId: number; hook: string; client: string };
-
-/** Panel → hook: deliver a request to the page's client. */
-export interface InjectCommand {
-  type: 'hook:inject';
-  /** The panel's id for this injection, echoed in the answer. */
-  id: string;
-  target: InjectTarget;
-  /** WebSocket: the inbound text frame (plain JSON or Socket.IO encoded). */
-  frame?: string;
-  /** postMessage: the message data. */
-  message?: unknown;
-  /** direct: the request object handed to the action handlers. */
-  request?: unknown;
-  /** direct: pass a receipt callback, as a sender asking for one does. */
-  wantReceipt?: boolean;
-  /** Markers (the requestId, an ack id) of answers to keep from the app's runtime; empty to let them through. */
-  hold: string[];
-}
-
-/**
- * Panel → the hook of the frame where a postMessage client's answers arrive
- * (its peer's frame): keep answers carrying these markers, on that pairing
- * only, from the app's runtime. Nothing of the request itself is in it.
- */
-export interface HoldCommand {
-  type: 'hook:hold';
-  id: string;
-  /** The pairing's client key, as the hooks of both frames compute it. */
-  scope: string;
-  hold: string[];
-}
 
 /** The key both frames of a postMessage pairing give their client: the two frame paths in a fixed order. */
 export function pairingKey(a: string, b: string): string {

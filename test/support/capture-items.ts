@@ -3,7 +3,8 @@
  * content/capture-buffer.ts): clients numbered per hook, gap-free
  * per-client sequence numbers from 1, a monotonic clock.
  */
-import type { CapturedClient, CapturedItem, CapturedKind, HookToBridge, TransportKind } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedKind, TransportKind } from '../../src/capture/types.ts';
+import type { ItemsMessage } from '../../src/messages.ts';
 
 export const T0 = 1_700_000_000_000;
 
@@ -44,7 +45,7 @@ export class FakeHook {
   }
 
   /** An `items` message carrying `items` and announcing their clients. */
-  message(items: CapturedItem[], clients: CapturedClient[] = this.clientsOf(items)): Extract<HookToBridge, { type: 'items' }> {
+  message(items: CapturedItem[], clients: CapturedClient[] = this.clientsOf(items)): ItemsMessage {
     return { type: 'items', hook: this.hook, items, clients };
   }
 

@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRouter, type PortLike } from '../../src/background/router.ts';
+import { PROTOCOL } from '../../src/messages.ts';
 
 const ORIGIN = 'chrome-extension://abcdefghijklmnop';
 
@@ -53,7 +54,7 @@ function setup() {
   const panel = (tabId: number | null, url = `${ORIGIN}/panel/panel.html`) => {
     const p = new FakePort('panel', { url, id: 'abcdefghijklmnop' });
     router.connect(p);
-    if (tabId !== null) p.send({ type: 'hello', tabId });
+    if (tabId !== null) p.send({ type: 'panel:hello', v: PROTOCOL, tabId });
     return p;
   };
   const capture = (tabId: number | undefined, frameId?: number) => {
@@ -139,7 +140,7 @@ describe('background router: panels', () => {
       router.connect(p);
       assert.equal(p.disconnected, true, String(url));
       assert.equal(p.listening, false);
-      p.send({ type: 'hello', tabId: 1 });
+      p.send({ type: 'panel:hello', v: PROTOCOL, tabId: 1 });
       p.send({ type: 'hook:inject', frameId: 0 });
       assert.equal(router.watched(1), false);
       capture(1).send(ITEMS);
@@ -156,19 +157,23 @@ describe('background router: panels', () => {
     const { panel, calls } = setup();
     const p = panel(1);
     panel(2);
+    const target = { via: 'websocket', frameId: 4, hook: 'h', client: 'c1' } as const;
     p.send({ type: 'subscribe', cursors: { 'h/c1': 3 } });
-    p.send({ type: 'hook:inject', id: 'i', frameId: 4, tabId: 2 });
-    p.send({ type: 'hook:other', frameId: 1.5 });
+    p.send({ type: 'hook:inject', id: 'i', target, hold: [], frame: '{}', frameId: 4, tabId: 2 });
+    p.send({ type: 'hook:hold', id: 'k', scope: 's', hold: ['r1', 7], frameId: 1.5 });
+    p.send({ type: 'hook:other', frameId: 1 });
+    p.send({ type: 'hook:inject', id: 'no target', hold: [] });
     p.send({ type: 'subscribe', cursors: 'all' });
     p.send({ type: 'eval', code: '1' });
-    p.send({ type: 'hello', tabId: 2 }); // a panel names its tab once
-    p.send({ type: 'hook:inject', id: 'j' });
+    p.send({ type: 'panel:hello', v: PROTOCOL, tabId: 2 }); // a panel names its tab once
+    p.send({ type: 'hook:inject', id: 'j', target, hold: ['r2'] });
     assert.deepEqual(calls, [
       { tabId: 1, message: { type: 'subscribe', cursors: { 'h/c1': 3 } }, frameId: undefined },
-      { tabId: 1, message: { type: 'hook:inject', id: 'i', frameId: 4, tabId: 2 }, frameId: 4 },
-      { tabId: 1, message: { type: 'hook:other', frameId: 1.5 }, frameId: undefined },
+      // Read through the catalogue: only the command's own fields go on, and the frame it is for.
+      { tabId: 1, message: { type: 'hook:inject', id: 'i', target, hold: [], frame: '{}' }, frameId: 4 },
+      { tabId: 1, message: { type: 'hook:hold', id: 'k', scope: 's', hold: ['r1'] }, frameId: undefined },
       { tabId: 1, message: { type: 'subscribe', cursors: {} }, frameId: undefined },
-      { tabId: 1, message: { type: 'hook:inject', id: 'j' }, frameId: undefined },
+      { tabId: 1, message: { type: 'hook:inject', id: 'j', target, hold: ['r2'] }, frameId: undefined },
     ]);
   });
 
@@ -177,11 +182,11 @@ describe('background router: panels', () => {
     const p = panel(null);
     p.send({ type: 'subscribe', cursors: {} });
     p.send({ type: 'hook:inject', frameId: 0 });
-    p.send({ type: 'hello', tabId: 'one' });
-    p.send({ type: 'hello', tabId: 1.5 });
+    p.send({ type: 'panel:hello', v: PROTOCOL, tabId: 'one' });
+    p.send({ type: 'panel:hello', v: PROTOCOL, tabId: 1.5 });
     p.send(null);
     assert.deepEqual(calls, []);
-    p.send({ type: 'hello', tabId: 7 });
+    p.send({ type: 'panel:hello', v: PROTOCOL, tabId: 7 });
     p.send({ type: 'subscribe' });
     assert.deepEqual(calls, [{ tabId: 7, message: { type: 'subscribe', cursors: {} }, frameId: undefined }]);
   });
@@ -211,13 +216,13 @@ describe('background router: panels', () => {
   it('hello() answers subscribe only for watched tabs', () => {
     const { panel, router } = setup();
     const p = panel(1);
-    assert.deepEqual(router.hello({ type: 'hello' }, { tab: { id: 1 }, frameId: 0 }), { type: 'subscribe', cursors: {} });
-    assert.equal(router.hello({ type: 'hello' }, { tab: { id: 2 } }), null);
+    assert.deepEqual(router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 1 }, frameId: 0 }), { type: 'bridge:welcome', subscribe: { type: 'subscribe', cursors: {} } });
+    assert.deepEqual(router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 2 } }), { type: 'bridge:welcome' });
     assert.equal(router.hello({ type: 'other' }, { tab: { id: 1 } }), null);
     assert.equal(router.hello(null, { tab: { id: 1 } }), null);
-    assert.equal(router.hello({ type: 'hello' }, {}), null);
-    assert.equal(router.hello({ type: 'hello' }, undefined), null);
+    assert.equal(router.hello({ type: 'bridge:hello', v: PROTOCOL }, {}), null);
+    assert.equal(router.hello({ type: 'bridge:hello', v: PROTOCOL }, undefined), null);
     p.close();
-    assert.equal(router.hello({ type: 'hello' }, { tab: { id: 1 } }), null);
+    assert.deepEqual(router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 1 } }), { type: 'bridge:welcome' });
   });
 });

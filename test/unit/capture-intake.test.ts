@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { pageAnything, pageKey } from '../support/page-data.ts';
 import { CaptureIntake } from '../../src/session/wire/intake.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';
-import { CAPTURE_PROTOCOL } from '../../src/capture/types.ts';
+import { PROTOCOL as CAPTURE_PROTOCOL } from '../../src/messages.ts';
 import { FakeHook } from '../support/capture-items.ts';
 
 const seqs = (items: Array<{ seq: number }>): number[] => items.map((i) => i.seq);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { chunkItems, jsonBound, lastSeqs, CHUNK_BYTES } from '../../content/chunks.ts';
 import { CaptureIntake } from '../../src/session/wire/intake.ts';
 import { createRouter, STALE_LINE, type PortLike } from '../../src/background/router.ts';
+import { PROTOCOL } from '../../src/messages.ts';
 import type { CapturedItem } from '../../src/capture/types.ts';
 
 const item = (seq: number, text: string, client = 'c1'): CapturedItem => ({ hook: 'h', client, seq, t: seq, kind: 'frame', dir: 'out', payload: { text } });
@@ -101,15 +102,15 @@ describe('background: restored pages and stale tabs', () => {
     });
     const panel = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
     router.connect(panel);
-    panel.send({ type: 'hello', tabId: 7 });
+    panel.send({ type: 'panel:hello', v: PROTOCOL, tabId: 7 });
     return { router, panel, stale, sent };
   }
 
   it('a page back from the cache gets no blind subscription; its panel is told, and skipped notes reach it', () => {
     const { router, panel } = setup();
-    assert.equal(router.hello({ type: 'hello', restored: true }, { tab: { id: 7 }, frameId: 0 }), null);
+    assert.deepEqual(router.hello({ type: 'bridge:hello', v: PROTOCOL, restored: true }, { tab: { id: 7 }, frameId: 0 }), { type: 'bridge:welcome' });
     assert.deepEqual(panel.received, [{ type: 'restored', frameId: 0 }]);
-    assert.equal(router.hello({ type: 'hello', restored: true }, { tab: { id: 8 }, frameId: 0 }), null);
+    assert.deepEqual(router.hello({ type: 'bridge:hello', v: PROTOCOL, restored: true }, { tab: { id: 8 }, frameId: 0 }), { type: 'bridge:welcome' });
     assert.equal(panel.received.length, 1, "another tab's restore is not this panel's business");
     const bridge = new FakePort('capture', { tab: { id: 7 }, frameId: 0 });
     router.connect(bridge);
@@ -119,18 +120,18 @@ describe('background: restored pages and stale tabs', () => {
 
   it('a tab that outlived a reload says so to its panels, now and later, until a new document loads', async () => {
     const { router, panel, stale } = setup();
-    assert.equal(router.stale({ type: 'stale' }, { tab: { id: 7 }, frameId: 3 }), true);
+    assert.equal(router.stale({ type: 'bridge:stale' }, { tab: { id: 7 }, frameId: 3 }), true);
     assert.equal(stale.size, 0, 'an iframe alone does not make the page stale');
-    router.stale({ type: 'stale' }, { tab: { id: 7 }, frameId: 0 });
+    router.stale({ type: 'bridge:stale' }, { tab: { id: 7 }, frameId: 0 });
     assert.deepEqual(panel.received, [{ type: 'stale', line: STALE_LINE }]);
     const late = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
     router.connect(late);
-    late.send({ type: 'hello', tabId: 7 });
+    late.send({ type: 'panel:hello', v: PROTOCOL, tabId: 7 });
     await new Promise((r) => setTimeout(r, 0));
     assert.deepEqual(late.received, [{ type: 'stale', line: STALE_LINE }]);
-    router.hello({ type: 'hello', late: true }, { tab: { id: 7 }, frameId: 0 });
+    router.hello({ type: 'bridge:hello', v: PROTOCOL, late: true }, { tab: { id: 7 }, frameId: 0 });
     assert.ok(stale.has(7), 'a late bridge is not a new document');
-    router.hello({ type: 'hello' }, { tab: { id: 7 }, frameId: 0 });
+    router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 7 }, frameId: 0 });
     assert.ok(!stale.has(7));
   });
 });

@@ -4,7 +4,8 @@
  * frame (with an ack id when a receipt is wanted), a plain-JSON frame, a
  * postMessage event, or a direct call. Pure: the panel sends the command.
  */
-import { pairingKey, type HoldCommand, type InjectCommand } from '../../capture/types.ts';
+import { pairingKey } from '../../capture/types.ts';
+import type { HoldCommand, InjectCommand } from '../../messages.ts';
 import type { OUIActionRequest } from '../../protocol/index.ts';
 import { encodeSocketIOEvent } from '../../protocol/index.ts';
 import type { WireClient } from './wire.ts';

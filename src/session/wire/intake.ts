@@ -5,7 +5,8 @@
  * numbers are per hook client and gap-free at the source, so a gap is exactly
  * what the page's bounded buffer dropped before the panel read it.
  */
-import { CAPTURE_PROTOCOL, type CapturedClient, type CapturedItem, type Cursors, type DropCounts } from '../../capture/types.ts';
+import { PROTOCOL } from '../../messages.ts';
+import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../../capture/types.ts';
 
 export interface IntakeResult {
   /** A hook said where its frame sits in the tab. */
@@ -56,7 +57,7 @@ export class CaptureIntake {
         if (typeof n === 'number' && n >= 0) this.hookDrops[`${m.hook}/${client}`] = n;
       }
       const v = (m as { v?: unknown }).v;
-      if (v !== CAPTURE_PROTOCOL) result.otherProtocol = typeof v === 'number' && Number.isInteger(v) ? v : 0;
+      if (v !== PROTOCOL) result.otherProtocol = typeof v === 'number' && Number.isInteger(v) ? v : 0;
       const path = (m as { path?: unknown }).path;
       if (typeof path === 'string' && /^top(\/-?\d+){0,64}$/.test(path)) result.frame = { path, frameId };
       return result;

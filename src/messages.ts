@@ -1,0 +1,265 @@
+/**
+ * Every message between the extension's parts, one union per hop:
+ *
+ *   page hook ──HookMessage──▶ bridge ──(relayed as is)──▶ background ──ToPanel──▶ panel
+ *   page hook ◀──HookCommand── bridge ◀──HookCommand────── background ◀──FromPanel── panel
+ *                              bridge ──BridgeRequest────▶ background (one-off messages)
+ *
+ * What comes from the page hook runs in the page's world: the page can reach
+ * neither the hook's private port nor the extension's ports, but a hook of
+ * another extension version can still speak there (it outlives an update in the
+ * pages it was injected into). So every receiver reads through the `read…`
+ * guards below, which check the tag and the shape of the fields it acts on and
+ * answer null for anything else; items are checked one by one further on, by
+ * the capture intake, which must also count what it cannot take.
+ */
+import type { CapturedClient, CapturedItem, Cursors, DropCounts, InjectTarget } from './capture/types.ts';
+import { isRecord } from './protocol/json-object.ts';
+
+/**
+ * The version of these messages. The hook names it in its `state` message (its
+ * hello to the panel), the bridge and the panel in theirs to the background:
+ * a page that still runs an older hook after an extension update is said in
+ * the panel in one line instead of being misread.
+ */
+export const PROTOCOL = 2;
+
+/** Marker on the one window message that hands the hook's MessagePort to the bridge. */
+export const HOOK_PORT_MARKER = '__ouiDevtoolsHookPort';
+
+// ── page hook → bridge → background → panel ────────────────────────────────
+
+export interface ItemsMessage {
+  type: 'items';
+  hook: string;
+  items: CapturedItem[];
+  clients: CapturedClient[];
+}
+
+/** The hook's hello, sent on every subscription: its version, what it dropped, and where its frame sits in the tab ('top', 'top/0'). */
+export interface StateMessage {
+  type: 'state';
+  hook: string;
+  drops: DropCounts;
+  clients: CapturedClient[];
+  path?: string;
+  v?: number;
+}
+
+/** Items that could not be carried (a message refused on the way), up to these seq numbers per client: counted in the panel. */
+export interface SkippedMessage {
+  type: 'skipped';
+  hook: string;
+  through: Record<string, number>;
+}
+
+/** The hook's word on an injection: delivered, or why not. */
+export interface AnswerMessage {
+  type: 'answer';
+  id: string;
+  ok: boolean;
+  error?: string;
+}
+
+export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerMessage;
+
+// ── panel → background → bridge → page hook ────────────────────────────────
+
+/** Start forwarding live items; first replay what is buffered after the cursors. */
+export interface SubscribeCommand {
+  type: 'subscribe';
+  cursors: Cursors;
+}
+
+export interface UnsubscribeCommand {
+  type: 'unsubscribe';
+}
+
+/** Deliver a request to the page's client. */
+export interface InjectCommand {
+  type: 'hook:inject';
+  /** The panel's id for this injection, echoed in the answer. */
+  id: string;
+  target: InjectTarget;
+  /** WebSocket: the inbound text frame (plain JSON or Socket.IO encoded). */
+  frame?: string;
+  /** postMessage: the message data. */
+  message?: unknown;
+  /** direct: the request object handed to the action handlers. */
+  request?: unknown;
+  /** direct: pass a receipt callback, as a sender asking for one does. */
+  wantReceipt?: boolean;
+  /** Markers (the requestId, an ack id) of answers to keep from the app's runtime; empty to let them through. */
+  hold: string[];
+}
+
+/**
+ * To the hook of the frame where a postMessage client's answers arrive (its
+ * peer's frame): keep answers carrying these markers, on that pairing only,
+ * from the app's runtime. Nothing of the request itself is in it.
+ */
+export interface HoldCommand {
+  type: 'hook:hold';
+  id: string;
+  /** The pairing's client key, as the hooks of both frames compute it. */
+  scope: string;
+  hold: string[];
+}
+
+export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand;
+
+// ── bridge ↔ background ────────────────────────────────────────────────────
+
+/**
+ * A bridge's first word from a new document (`restored`: back from the
+ * back/forward cache; `late`: injected into an open page after an extension
+ * reload), and the word of a late bridge that found no hook it can reach.
+ */
+export type BridgeRequest = { type: 'bridge:hello'; v: number; restored?: boolean; late?: boolean } | { type: 'bridge:stale' };
+
+/** The background's answer to a bridge's hello: the relay key, and a subscription when a panel watches the tab. */
+export interface BridgeWelcome {
+  type: 'bridge:welcome';
+  key?: string;
+  subscribe?: SubscribeCommand;
+}
+
+/** Between a bridge injected after a reload and the old bridge that holds the hook's port (DOM events named by a secret). */
+export type RelayMessage = { type: 'relay:probe' } | { type: 'relay:here' };
+
+// ── panel ↔ background ─────────────────────────────────────────────────────
+
+/** A command for the hook, with the frame it must reach (absent: every frame). */
+export type AddressedCommand = (InjectCommand | HoldCommand) & { frameId?: number };
+
+export type FromPanel = { type: 'panel:hello'; v: number; tabId: number } | SubscribeCommand | AddressedCommand;
+
+/** One-off message from a panel: the user enabled or disabled a site, register the content scripts again. */
+export interface SitesSync {
+  type: 'sites:sync';
+}
+
+export type ToPanel =
+  | { type: 'capture'; frameId: number; message: HookMessage }
+  /** A frame of the tab came back from the back/forward cache: its line was closed and must be subscribed again. */
+  | { type: 'restored'; frameId: number }
+  /** The page cannot be captured until it is reloaded (it outlived an extension reload), or speaks another version. */
+  | { type: 'stale'; line: string };
+
+// ── guards ─────────────────────────────────────────────────────────────────
+
+const isString = (x: unknown): x is string => typeof x === 'string';
+const isFrameId = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
+const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every(isString);
+
+/** What a hook says; the items and clients inside are the intake's to check, one by one. */
+export function readHookMessage(x: unknown): HookMessage | null {
+  if (!isRecord(x)) return null;
+  switch (x.type) {
+    case 'items':
+      return isString(x.hook) && Array.isArray(x.items) && (x.clients === undefined || Array.isArray(x.clients))
+        ? { type: 'items', hook: x.hook, items: x.items as CapturedItem[], clients: (x.clients ?? []) as CapturedClient[] }
+        : null;
+    case 'state':
+      if (!isString(x.hook) || !isRecord(x.drops)) return null;
+      return {
+        type: 'state',
+        hook: x.hook,
+        drops: x.drops as DropCounts,
+        clients: Array.isArray(x.clients) ? (x.clients as CapturedClient[]) : [],
+        ...(isString(x.path) ? { path: x.path } : {}),
+        ...(typeof x.v === 'number' ? { v: x.v } : {}),
+      };
+    case 'skipped':
+      return isString(x.hook) && isRecord(x.through) ? { type: 'skipped', hook: x.hook, through: x.through as Record<string, number> } : null;
+    case 'answer':
+      // Never String() page data: an object whose toString is not a function throws.
+      return isString(x.id) ? { type: 'answer', id: x.id, ok: x.ok === true, ...(x.ok === true ? {} : { error: isString(x.error) ? x.error : 'not delivered' }) } : null;
+    default:
+      return null;
+  }
+}
+
+function readInjectTarget(x: unknown): InjectTarget | null {
+  if (!isRecord(x)) return null;
+  if ((x.via === 'websocket' || x.via === 'direct') && isFrameId(x.frameId) && isString(x.hook) && isString(x.client)) {
+    return { via: x.via, frameId: x.frameId, hook: x.hook, client: x.client };
+  }
+  if (x.via === 'postmessage' && isString(x.clientPath) && isString(x.peerPath)) {
+    return {
+      via: 'postmessage',
+      clientPath: x.clientPath,
+      peerPath: x.peerPath,
+      ...(isString(x.origin) ? { origin: x.origin } : {}),
+      ...(isFrameId(x.frameId) ? { frameId: x.frameId } : {}),
+      ...(isFrameId(x.peerFrameId) ? { peerFrameId: x.peerFrameId } : {}),
+    };
+  }
+  return null;
+}
+
+/** A command for the hook, as the hook (and the bridge and background on the way) reads it. */
+export function readHookCommand(x: unknown): HookCommand | null {
+  if (!isRecord(x)) return null;
+  switch (x.type) {
+    case 'subscribe':
+      return { type: 'subscribe', cursors: isRecord(x.cursors) ? (x.cursors as Cursors) : {} };
+    case 'unsubscribe':
+      return { type: 'unsubscribe' };
+    case 'hook:hold':
+      return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;
+    case 'hook:inject': {
+      const target = readInjectTarget(x.target);
+      if (!isString(x.id) || !target || !isStrings(x.hold)) return null;
+      return {
+        type: 'hook:inject',
+        id: x.id,
+        target,
+        hold: x.hold,
+        ...(isString(x.frame) ? { frame: x.frame } : {}),
+        ...('message' in x ? { message: x.message } : {}),
+        ...('request' in x ? { request: x.request } : {}),
+        ...(x.wantReceipt === true ? { wantReceipt: true } : {}),
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+export function readBridgeRequest(x: unknown): BridgeRequest | null {
+  if (!isRecord(x)) return null;
+  if (x.type === 'bridge:hello' && Number.isInteger(x.v)) return { type: 'bridge:hello', v: x.v as number, restored: x.restored === true, late: x.late === true };
+  if (x.type === 'bridge:stale') return { type: 'bridge:stale' };
+  return null;
+}
+
+export function readBridgeWelcome(x: unknown): BridgeWelcome | null {
+  if (!isRecord(x) || x.type !== 'bridge:welcome') return null;
+  const subscribe = readHookCommand(x.subscribe);
+  return { type: 'bridge:welcome', ...(isString(x.key) ? { key: x.key } : {}), ...(subscribe?.type === 'subscribe' ? { subscribe } : {}) };
+}
+
+export function readFromPanel(x: unknown): FromPanel | null {
+  if (!isRecord(x)) return null;
+  if (x.type === 'panel:hello') return Number.isInteger(x.v) && isFrameId(x.tabId) ? { type: 'panel:hello', v: x.v as number, tabId: x.tabId } : null;
+  const command = readHookCommand(x);
+  if (command?.type === 'subscribe') return command;
+  if (command?.type === 'hook:inject' || command?.type === 'hook:hold') return isFrameId(x.frameId) ? { ...command, frameId: x.frameId } : command;
+  return null;
+}
+
+export function readToPanel(x: unknown): ToPanel | null {
+  if (!isRecord(x)) return null;
+  if (x.type === 'capture') {
+    const message = readHookMessage(x.message);
+    return isFrameId(x.frameId) && message ? { type: 'capture', frameId: x.frameId, message } : null;
+  }
+  if (x.type === 'restored') return isFrameId(x.frameId) ? { type: 'restored', frameId: x.frameId } : null;
+  if (x.type === 'stale') return isString(x.line) ? { type: 'stale', line: x.line } : null;
+  return null;
+}
+
+export function isSitesSync(x: unknown): x is SitesSync {
+  return isRecord(x) && x.type === 'sites:sync';
+}
