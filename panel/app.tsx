@@ -1,25 +1,6 @@
 import type { JSX } from 'preact';
-import {
-  backToLive,
-  clearAll,
-  connected,
-  exportJson,
-  importJson,
-  model,
-  notice,
-  pausedAt,
-  preserveLog,
-  reconnects,
-  recorder,
-  selectedClient,
-  setPreserveLog,
-  setSpecVersion,
-  source,
-  specVersion,
-  version,
-  view,
-  type View,
-} from './state.ts';
+import type { PanelStore, View } from './store.ts';
+import { useModel, useStore } from './store-context.ts';
 import { ClearIcon, PauseIcon, PlayIcon } from './components/icons.tsx';
 import { CaptureBanner, SitesButton } from './views/capture-banner.tsx';
 import { Timeline } from './views/timeline.tsx';
@@ -31,6 +12,7 @@ import { Approvals } from './views/approvals.tsx';
 import { Findings, counted, severityCounts } from './views/findings.tsx';
 import { Inject, clientOption } from './views/inject.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
+import { exportHar } from '../src/session/har/export.ts';
 
 const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
@@ -43,16 +25,17 @@ const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'inject', label: 'Inject', render: () => <Inject /> },
 ];
 
-function download(): void {
-  const blob = new Blob([exportJson()], { type: 'application/json' });
+function download(store: PanelStore, har?: boolean): void {
+  const { recorder } = store;
+  const blob = new Blob([har ? JSON.stringify(exportHar(recorder.clients.values(), recorder.events)) : store.exportJson()], { type: 'application/json' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
-  a.download = `oui-session-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  a.download = `oui-session-${new Date().toISOString().replace(/[:.]/g, '-')}.${har ? 'har' : 'json'}`;
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-function pickFile(): void {
+function pickFile(store: PanelStore): void {
   const input = document.createElement('input');
   input.type = 'file';
   input.accept = 'application/json,.json';
@@ -63,17 +46,18 @@ function pickFile(): void {
     try {
       text = await file.text();
     } catch (e) {
-      notice.value = `Import of ${file.name} failed: the file could not be read (${(e as Error).message}); the current session is kept.`;
+      store.notice.value = `Import of ${file.name} failed: the file could not be read (${(e as Error).message}); the current session is kept.`;
       return;
     }
-    importJson(text, file.name);
+    store.importJson(text, file.name);
   };
   input.click();
 }
 
 function Tabs() {
+  const { model, view, ui } = useModel();
   // The badge counts the app's findings: the user's experiments only when the Findings view shows them.
-  const counts = severityCounts(counted(model.findings));
+  const counts = severityCounts(counted(model.findings, ui.showExperiments.value));
   const onKey = (e: KeyboardEvent) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
     const i = VIEWS.findIndex((v) => v.id === view.value);
@@ -109,6 +93,7 @@ function Tabs() {
  * the line when it appears.
  */
 function Notice() {
+  const { notice } = useStore();
   return (
     <div class={notice.value ? 'notice' : 'notice-idle'} role="status">
       {notice.value && (
@@ -124,12 +109,13 @@ function Notice() {
 }
 
 export function App({ tabId }: { tabId: number | null }) {
-  void version.value;
+  const store = useModel();
+  const { recorder, source, pausedAt, view, connected, reconnects, preserveLog, selectedClient, specVersion } = store;
   if (tabId === null && source.value === 'live') {
     return (
       <div class="empty">
         No tab to inspect: open this panel in DevTools, or as <code>panel.html?tabId=N</code>. You can still{' '}
-        <button class="link" onClick={pickFile}>
+        <button class="link" onClick={() => pickFile(store)}>
           open a session file
         </button>
         .
@@ -160,21 +146,21 @@ export function App({ tabId }: { tabId: number | null }) {
         >
           {isPaused ? <PlayIcon /> : <PauseIcon />}
         </button>
-        <button class="icon" title="Clear" aria-label="Clear" onClick={clearAll}>
+        <button class="icon" title="Clear" aria-label="Clear" onClick={() => store.clearAll()}>
           <ClearIcon />
         </button>
         <label title="Keep events across reloads and navigations">
-          <input type="checkbox" checked={preserveLog.value} onChange={(e) => setPreserveLog((e.target as HTMLInputElement).checked)} /> Preserve log
+          <input type="checkbox" checked={preserveLog.value} onChange={(e) => store.setPreserveLog((e.target as HTMLInputElement).checked)} /> Preserve log
         </label>
         <select aria-label="Filter by client" title="Show one client's traffic in every view" value={selectedClient.value} onChange={(e) => (selectedClient.value = (e.target as HTMLSelectElement).value)}>
           <option value="">All clients ({clients.length})</option>
           {clients.map((c) => (
-            <option value={c.key}>{clientOption(c)}</option>
+            <option value={c.key}>{clientOption(store.model, c)}</option>
           ))}
         </select>
         <label title="The spec release clients are judged by: OUI traffic declares none, so pick the one your app implements. Rules written after it raise nothing.">
           Spec{' '}
-          <select aria-label="Spec version" data-testid="spec-version" value={specVersion.value} onChange={(e) => setSpecVersion((e.target as HTMLSelectElement).value)}>
+          <select aria-label="Spec version" data-testid="spec-version" value={specVersion.value} onChange={(e) => store.setSpecVersion((e.target as HTMLSelectElement).value)}>
             {[...SPEC_VERSIONS].reverse().map((v) => (
               <option value={v}>
                 {v}
@@ -183,14 +169,17 @@ export function App({ tabId }: { tabId: number | null }) {
             ))}
           </select>
         </label>
-        <button title="Export the session to a file" onClick={download}>
+        <button title="Export the session to a file" onClick={() => download(store)}>
           Export
         </button>
-        <button title="Open a session file" onClick={pickFile}>
+        <button title="Export the session as HAR 1.2 (WebSocket messages, long-polling entries), for other tools and oui-devtools lint" onClick={() => download(store, true)}>
+          HAR
+        </button>
+        <button title="Open a session file" onClick={() => pickFile(store)}>
           Import
         </button>
         <SitesButton />
-        {source.value === 'import' && <button onClick={backToLive}>Back to live</button>}
+        {source.value === 'import' && <button onClick={() => store.backToLive()}>Back to live</button>}
         {isPaused && <span class="warn">paused · {recorder.events.length - (pausedAt.value ?? 0)} new events</span>}
         {lost > 0 && (
           <span class="warn" data-testid="lost" title="The page's bounded buffer dropped these before the panel read them">

@@ -3,11 +3,10 @@
  * makes it run there. The extension injects nothing on sites the user has not
  * enabled (see src/background/capture-sites.ts), so a panel that hears from
  * no hook soon after it subscribes (or after a navigation) says so and offers
- * to capture on that site: Chrome asks the user for the site's permission,
- * the service worker registers the hook for it, and the page reloads.
+ * to capture on that site: the browser asks the user for the site's
+ * permission, the background registers the hook for it, and the page reloads.
  */
 import { signal } from '@preact/signals';
-import type { SitesSync } from '../src/messages.ts';
 import { enabledSites, sitePattern } from '../src/background/capture-sites.ts';
 
 export type CaptureState = 'waiting' | 'capturing' | 'not-here';
@@ -15,56 +14,79 @@ export type CaptureState = 'waiting' | 'capturing' | 'not-here';
 /** How long a panel waits for a hook before it says the page is not captured. */
 export const QUIET_MS = 1500;
 
-export const captureState = signal<CaptureState>('waiting');
-/** The sites the user enabled beyond the local ones, for the settings list. */
-export const enabledList = signal<string[]>([]);
-
-let timer: ReturnType<typeof setTimeout> | undefined;
-
-/** A subscription or navigation started: expect a hook to speak within QUIET_MS. */
-export function expectHook(): void {
-  captureState.value = 'waiting';
-  clearTimeout(timer);
-  timer = setTimeout(() => {
-    if (captureState.value === 'waiting') captureState.value = 'not-here';
-  }, QUIET_MS);
+/** The browser's side of site access (extension permissions, the background's registrations, the inspected tab). */
+export interface SiteAccess {
+  granted(): Promise<string[]>;
+  /** Must follow a user gesture. */
+  request(origins: string[]): Promise<boolean>;
+  remove(origins: string[]): Promise<void>;
+  /** Has the background register the content scripts again, and waits until it has. */
+  sync(): Promise<void>;
+  reload(tabId: number): Promise<void>;
+  inspectedOrigin(): Promise<string | null>;
 }
 
-export function heardHook(): void {
-  clearTimeout(timer);
-  captureState.value = 'capturing';
-}
+export class CaptureSite {
+  readonly state = signal<CaptureState>('waiting');
+  /** The sites the user enabled beyond the local ones, for the settings list. */
+  readonly enabledList = signal<string[]>([]);
+  readonly showSites = signal(false);
+  readonly origin = signal<string | null>(null);
+  readonly error = signal<string | null>(null);
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
-/** The inspected page's origin: DevTools knows it; a panel opened as a page is told (`?origin=`). */
-export async function inspectedOrigin(): Promise<string | null> {
-  const devtools = (globalThis as { chrome?: typeof chrome }).chrome?.devtools?.inspectedWindow;
-  if (devtools) {
-    return new Promise((resolve) => devtools.eval('location.origin', (...args: unknown[]) => resolve(typeof args[0] === 'string' ? args[0] : null)));
+  constructor(private readonly access: SiteAccess) {}
+
+  /** A subscription or navigation started: expect a hook to speak within QUIET_MS. */
+  expectHook(): void {
+    this.state.value = 'waiting';
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.state.value === 'waiting') this.state.value = 'not-here';
+    }, QUIET_MS);
   }
-  return new URLSearchParams(location.search).get('origin');
-}
 
-export async function refreshEnabled(): Promise<void> {
-  enabledList.value = enabledSites((await chrome.permissions.getAll()).origins ?? []);
-}
+  heardHook(): void {
+    clearTimeout(this.timer);
+    this.state.value = 'capturing';
+  }
 
-/** Asks for `patterns` (a user gesture must lead here), has the worker register the hook, and reloads the inspected tab. */
-export async function enable(patterns: string[], tabId: number | null): Promise<boolean> {
-  const granted = await chrome.permissions.request({ origins: patterns });
-  if (!granted) return false;
-  await chrome.runtime.sendMessage({ type: 'sites:sync' } satisfies SitesSync);
-  await refreshEnabled();
-  if (tabId !== null) await chrome.tabs.reload(tabId);
-  return true;
-}
+  async learnOrigin(): Promise<void> {
+    this.origin.value = await this.access.inspectedOrigin();
+  }
 
-export async function enableSite(origin: string, tabId: number | null): Promise<boolean> {
-  const pattern = sitePattern(origin);
-  return pattern ? enable([pattern], tabId) : false;
-}
+  async refreshEnabled(): Promise<void> {
+    this.enabledList.value = enabledSites(await this.access.granted());
+  }
 
-export async function disableSite(pattern: string): Promise<void> {
-  await chrome.permissions.remove({ origins: [pattern] });
-  await chrome.runtime.sendMessage({ type: 'sites:sync' } satisfies SitesSync);
-  await refreshEnabled();
+  /** Asks for `patterns` (a user gesture must lead here), has the background register the hook, and reloads the inspected tab. */
+  async enable(patterns: string[], tabId: number | null): Promise<boolean> {
+    const granted = await this.access.request(patterns);
+    if (!granted) return false;
+    await this.access.sync();
+    await this.refreshEnabled();
+    if (tabId !== null) await this.access.reload(tabId);
+    return true;
+  }
+
+  async enableSite(origin: string, tabId: number | null): Promise<boolean> {
+    const pattern = sitePattern(origin);
+    return pattern ? this.enable([pattern], tabId) : false;
+  }
+
+  async disableSite(pattern: string): Promise<void> {
+    await this.access.remove([pattern]);
+    await this.access.sync();
+    await this.refreshEnabled();
+  }
+
+  /** Runs a user's action, and shows its failure in one line instead of losing it. */
+  async run(action: () => Promise<unknown>): Promise<void> {
+    this.error.value = null;
+    try {
+      await action();
+    } catch (e) {
+      this.error.value = e instanceof Error ? e.message : String(e);
+    }
+  }
 }

@@ -1,11 +1,19 @@
 import { render } from 'preact';
 import { App } from './app.tsx';
 import { inspectedTabId } from './connection.ts';
-import { startLive } from './state.ts';
+import { PanelStore } from './store.ts';
+import { StoreContext } from './store-context.ts';
+import { browserEnv } from './browser-env.ts';
 import { applyTheme } from './theme.ts';
 
 applyTheme();
 
+const store = new PanelStore(browserEnv());
 const tabId = inspectedTabId();
-if (tabId !== null) startLive(tabId);
-render(<App tabId={tabId} />, document.getElementById('app')!);
+if (tabId !== null) store.startLive(tabId);
+render(
+  <StoreContext.Provider value={store}>
+    <App tabId={tabId} />
+  </StoreContext.Provider>,
+  document.getElementById('app')!,
+);

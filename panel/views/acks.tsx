@@ -1,7 +1,7 @@
 /** Receipts, result acknowledgments accepted or refused, trimmed re-sends and repeats, and how the client handled them. */
 import type { AckKind, ClientState } from '../../src/session/model/types.ts';
 import { clock } from '../format.ts';
-import { version } from '../state.ts';
+import { useModel } from '../store-context.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -18,8 +18,7 @@ function requestLabel(c: ClientState, requestId: string | undefined): string {
 }
 
 function ClientAcks({ c }: { c: ClientState }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  useModel();
   if (!c.acks.length) return <p class="muted">No acknowledgment, receipt, trimmed re-send or repeat yet.</p>;
   return (
     <table class="grid acks">
@@ -56,7 +55,7 @@ function ClientAcks({ c }: { c: ClientState }) {
 }
 
 export function Acks() {
-  void version.value;
+  useModel();
   return (
     <div class="view" data-testid="acks-view">
       <PerClient empty="No client yet." render={(c) => <ClientAcks c={c} />} />

@@ -1,7 +1,7 @@
 /** Every request to an action that needs approval: the approval it carried, the argsHash recomputed from its params, expiry, outcome. */
 import type { ApprovalCheck, ClientState } from '../../src/session/model/types.ts';
 import { clock } from '../format.ts';
-import { version } from '../state.ts';
+import { useModel } from '../store-context.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -12,8 +12,7 @@ function verdict(a: ApprovalCheck): { text: string; cls: string } {
 }
 
 function ClientApprovals({ c }: { c: ClientState }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  useModel();
   if (!c.approvals.length) return <p class="muted">No request to an action that needs approval yet.</p>;
   return (
     <table class="grid approvals">
@@ -58,7 +57,7 @@ function ClientApprovals({ c }: { c: ClientState }) {
 }
 
 export function Approvals() {
-  void version.value;
+  useModel();
   return (
     <div class="view" data-testid="approvals-view">
       <PerClient empty="No client yet." render={(c) => <ClientApprovals c={c} />} />

@@ -1,15 +1,14 @@
 /** Per-client views show one client, or every client one after the other: never merged (§7.3.5). */
 import type { ComponentChildren } from 'preact';
 import type { ClientState } from '../../src/session/model/types.ts';
-import { model, selectedClient, version } from '../state.ts';
+import { useModel } from '../store-context.ts';
 
 export function clientTitle(c: ClientState): string {
   return `${c.client.kind} · ${c.client.label}`;
 }
 
 export function PerClient({ render, empty }: { render: (c: ClientState) => ComponentChildren; empty: string }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  const { model, selectedClient } = useModel();
   const list = [...model.clients.values()].filter((c) => !selectedClient.value || c.client.key === selectedClient.value);
   if (!list.length) return <p class="empty">{empty}</p>;
   return (

@@ -1,18 +1,14 @@
 /** The selected event: its payload as a tree, its raw frame, the exchange it belongs to and what the inspector found in it. */
-import { signal } from '@preact/signals';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { bytes, clock, ms, typeLabel } from '../format.ts';
-import { model, recorder, selectedEvent, version } from '../state.ts';
-import { requestOf } from '../requests.ts';
+import { useModel, useStore } from '../store-context.ts';
+import type { DetailTab } from '../store.ts';
+import type { ComposerState } from '../composer.ts';
 import { FindingLine } from './findings.tsx';
-import { composer, openComposer, sendComposed, type ComposerState } from './inject.tsx';
-
-type DetailTab = 'payload' | 'raw' | 'exchange';
-/** The tab picked, and for which event: a newly selected event opens on its payload, whatever was picked for the last one. */
-const tab = signal<{ eventId: string; tab: DetailTab } | null>(null);
 
 export function EventLink({ id, label }: { id: string; label?: string }) {
+  const { recorder, selectedEvent } = useStore();
   const ev = recorder.byId.get(id);
   return (
     <button class="link" onClick={() => (selectedEvent.value = id)} title={id}>
@@ -22,9 +18,7 @@ export function EventLink({ id, label }: { id: string; label?: string }) {
 }
 
 function Exchange({ ev }: { ev: WireEvent }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
-  const req = requestOf(ev);
+  const req = useModel().requestOf(ev);
   if (!req) return <p class="muted">This event is not part of a request.</p>;
   return (
     <div class="exchange">
@@ -62,7 +56,8 @@ function Exchange({ ev }: { ev: WireEvent }) {
 /** Replay a captured request: a fresh id by default, the same id to see the client's repeat handling, or edited in the composer. */
 function Replay({ ev }: { ev: WireEvent }) {
   const p = ev.payload as { requestId?: unknown; surfaceId?: unknown; actionId?: unknown; params?: unknown; approval?: { approvalId?: unknown } } | null;
-  const client = recorder.clients.get(ev.client);
+  const store = useStore();
+  const client = store.recorder.clients.get(ev.client);
   if (!p || typeof p.surfaceId !== 'string' || typeof p.actionId !== 'string' || !client) return null;
   const base: Partial<ComposerState> = {
     client: client.key,
@@ -74,7 +69,7 @@ function Replay({ ev }: { ev: WireEvent }) {
     approvalMode: p.approval ? 'matching' : 'none',
   };
   const send = (sameId: boolean) =>
-    sendComposed({ ...composer.peek(), wantReceipt: true, letThrough: false, ...base, ...(sameId && typeof p.requestId === 'string' ? { requestId: p.requestId } : { requestId: undefined }) } as ComposerState);
+    store.sendComposed({ ...store.ui.composer.peek(), wantReceipt: true, letThrough: false, ...base, ...(sameId && typeof p.requestId === 'string' ? { requestId: p.requestId } : { requestId: undefined }) } as ComposerState);
   return (
     <div class="replay" role="group" aria-label="Replay">
       <button onClick={() => send(false)} title="Send it again with a fresh requestId">
@@ -83,7 +78,7 @@ function Replay({ ev }: { ev: WireEvent }) {
       <button onClick={() => send(true)} title="Send it again with the same requestId, to see how the client handles a repeat (§7.3.7)">
         Replay same id
       </button>
-      <button onClick={() => openComposer(base)} title="Open in the composer to edit the params first">
+      <button onClick={() => store.openComposer(base)} title="Open in the composer to edit the params first">
         Edit and send…
       </button>
     </div>
@@ -91,8 +86,8 @@ function Replay({ ev }: { ev: WireEvent }) {
 }
 
 export function EventDetail({ ev }: { ev: WireEvent }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  const { model, recorder, selectedEvent, ui } = useModel();
+  const tab = ui.detailTab;
   const client = recorder.clients.get(ev.client);
   const findings = model.findings.filter((f) => f.events.includes(ev.id));
   const current: DetailTab = tab.value?.eventId === ev.id ? tab.value.tab : 'payload';

@@ -3,27 +3,22 @@
  * (the page's client or its agent runtime), each linked to the events that
  * show it, judged by the spec release picked in the toolbar.
  */
-import { signal } from '@preact/signals';
 import type { Finding, Party, Severity } from '../../src/session/model/types.ts';
 import { ruleById } from '../../src/session/model/rules.ts';
 import { copyText, safeJson } from '../copy.ts';
 import { clock } from '../format.ts';
-import { model, recorder, selectedClient, selectedEvent, specVersion, version, view } from '../state.ts';
+import { useModel, useStore } from '../store-context.ts';
+import type { SessionModel } from '../../src/session/model/session-model.ts';
 
 const SEVERITIES: Severity[] = ['critical', 'error', 'warning', 'info'];
 const PARTIES: Party[] = ['client', 'runtime'];
-const shown = signal<Record<Severity, boolean>>({ critical: true, error: true, warning: true, info: true });
-const parties = signal<Record<Party, boolean>>({ client: true, runtime: true });
-const copied = signal(false);
 /**
+ * The findings that count: the app's own, and the experiments' too when shown.
  * Findings of the user's own experiments (injected or replayed requests, and
  * what answered them) are the app's behaviour under test, not its traffic:
  * left out of the list, the counts and the tab's badge unless asked for.
  */
-export const showExperiments = signal(false);
-
-/** The findings that count: the app's own, and the experiments' too when shown. */
-export function counted(list: Finding[], withExperiments = showExperiments.value): Finding[] {
+export function counted(list: Finding[], withExperiments: boolean): Finding[] {
   return withExperiments ? list : list.filter((f) => !f.experiment);
 }
 
@@ -35,17 +30,8 @@ export function findingsExport(list: Finding[], judgedBy: string): unknown {
   };
 }
 
-async function copyAll(list: Finding[]): Promise<void> {
-  copied.value = await copyText(safeJson(findingsExport(list, specVersion.value)));
-  setTimeout(() => (copied.value = false), 1500);
-}
-
-function open(id: string): void {
-  selectedEvent.value = id;
-  view.value = 'timeline';
-}
-
 export function FindingLine({ finding: f }: { finding: Finding }) {
+  const store = useStore();
   return (
     <li class={`finding sev-${f.severity}${f.experiment ? ' experiment' : ''}`} data-rule={f.rule} data-experiment={f.experiment ? 'true' : undefined}>
       <span class={`badge sev-${f.severity}`}>{f.severity}</span>
@@ -61,7 +47,7 @@ export function FindingLine({ finding: f }: { finding: Finding }) {
       <span class="message">{f.message}</span>
       <span class="events">
         {f.events.slice(0, 4).map((id, i) => (
-          <button class="link" key={id} onClick={() => open(id)} title={id}>
+          <button class="link" key={id} onClick={() => store.openEvent(id)} title={id}>
             {i === 0 ? 'event' : `#${i + 1}`}
           </button>
         ))}
@@ -77,7 +63,7 @@ export function severityCounts(list: Finding[]): Record<Severity, number> {
 }
 
 /** Clients whose surfaces declare the release they implement, as [label, release]. */
-function declaring(client: string | null): Array<[string, string]> {
+function declaring(model: SessionModel, client: string | null): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [key, c] of model.clients) {
     if (c.declaredVersion && (!client || key === client)) out.push([c.client.label || key, c.declaredVersion]);
@@ -86,11 +72,16 @@ function declaring(client: string | null): Array<[string, string]> {
 }
 
 export function Findings() {
-  void version.value;
+  const { model, recorder, selectedClient, specVersion, ui } = useModel();
+  const { findingSeverities: shown, findingParties: parties, findingsCopied: copied, showExperiments } = ui;
+  const copyAll = async (list: Finding[]) => {
+    copied.value = await copyText(safeJson(findingsExport(list, specVersion.value)));
+    setTimeout(() => (copied.value = false), 1500);
+  };
   const client = selectedClient.value;
   const ofClient = model.findings.filter((f) => !client || f.client === client);
   const experiments = ofClient.filter((f) => f.experiment).length;
-  const all = counted(ofClient);
+  const all = counted(ofClient, showExperiments.value);
   const counts = severityCounts(all);
   const byParty: Record<Party, number> = { client: 0, runtime: 0 };
   for (const f of all) byParty[f.party]++;
@@ -116,7 +107,7 @@ export function Findings() {
         </label>
         <span class="muted" data-testid="judged-version" title="Pick another release in the toolbar; a client whose surfaces declare their release in metadata is judged by it">
           judged by spec {specVersion.value}
-          {declaring(client).map(([label, v]) => `; ${label} declares ${v}`).join('')}
+          {declaring(model, client).map(([label, v]) => `; ${label} declares ${v}`).join('')}
         </span>
         <button title="Copy the findings shown, as JSON" onClick={() => void copyAll(list)}>
           {copied.value ? 'Copied' : 'Copy as JSON'}

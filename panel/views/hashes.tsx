@@ -2,7 +2,7 @@
 import type { ClientState, HashVerdict } from '../../src/session/model/types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { clock } from '../format.ts';
-import { version } from '../state.ts';
+import { useModel } from '../store-context.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -17,8 +17,7 @@ const VERDICT: Record<HashVerdict, string> = {
 };
 
 function ClientHashes({ c }: { c: ClientState }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  useModel();
   return (
     <>
       <table class="grid hashes">
@@ -75,7 +74,7 @@ function ClientHashes({ c }: { c: ClientState }) {
 }
 
 export function Hashes() {
-  void version.value;
+  useModel();
   return (
     <div class="view" data-testid="hashes-view">
       <PerClient empty="No client yet." render={(c) => <ClientHashes c={c} />} />

@@ -2,15 +2,14 @@
 import type { ClientState } from '../../src/session/model/types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { clock } from '../format.ts';
-import { version } from '../state.ts';
+import { useModel } from '../store-context.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
 const SHOWN_HISTORY = 50;
 
 function ClientObservations({ c }: { c: ClientState }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  useModel();
   const list = [...c.observations.values()];
   if (!list.length) return <p class="muted">No observation update yet.</p>;
   return (
@@ -57,7 +56,7 @@ function ClientObservations({ c }: { c: ClientState }) {
 }
 
 export function Observations() {
-  void version.value;
+  useModel();
   return (
     <div class="view" data-testid="observations-view">
       <PerClient empty="No client yet." render={(c) => <ClientObservations c={c} />} />

@@ -4,7 +4,7 @@ import type { ClientState } from '../../src/session/model/types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaView } from '../components/schema-view.tsx';
 import { clock, short } from '../format.ts';
-import { version } from '../state.ts';
+import { useModel } from '../store-context.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -30,8 +30,7 @@ function ActionRow({ a }: { a: OUIAction }) {
 }
 
 function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; since: number; eventId: string }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  useModel();
   const routes = s.activation?.routes;
   const obs = Array.isArray(s.observations) ? s.observations : [];
   return (
@@ -83,8 +82,7 @@ function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; 
 }
 
 function ClientSurfaces({ c }: { c: ClientState }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
+  useModel();
   const mounted = [...c.surfaces.values()];
   return (
     <>
@@ -107,7 +105,7 @@ function ClientSurfaces({ c }: { c: ClientState }) {
 }
 
 export function Surfaces() {
-  void version.value;
+  useModel();
   return (
     <div class="view surfaces" data-testid="surfaces-view">
       <PerClient empty="No client has registered a surface yet." render={(c) => <ClientSurfaces c={c} />} />

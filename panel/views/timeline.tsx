@@ -5,37 +5,27 @@
  * filtering itself is panel/timeline-filter.ts, incremental so that a
  * keystroke or a live batch at 100,000 events costs only what changed.
  */
-import { signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
 import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
-import { model, pausedAt, recorder, selectedClient, selectedEvent, version } from '../state.ts';
-import { TimelineFilter, targetOf } from '../timeline-filter.ts';
-import { lookup, requestOf } from '../requests.ts';
+import { targetOf } from '../timeline-filter.ts';
+import { useModel } from '../store-context.ts';
+import type { PanelStore } from '../store.ts';
 import { EventDetail } from './event-detail.tsx';
-
-const category = signal<Category | ''>('');
-const surfaceFilter = signal('');
-const actionFilter = signal('');
-const statusFilter = signal('');
-const text = signal('');
 
 const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
 const ROW = 20;
 
-const filter = new TimelineFilter(lookup);
-
-let idle: number | undefined;
 /** Searchable text is built in idle time after events arrive, so the first keystroke does not pay for it. */
-function prepareWhenIdle(): void {
-  if (idle !== undefined || typeof requestIdleCallback !== 'function') return;
-  idle = requestIdleCallback((deadline) => {
-    idle = undefined;
-    if (filter.prepare(recorder.events, deadline)) prepareWhenIdle();
+function prepareWhenIdle(store: PanelStore): () => void {
+  if (typeof requestIdleCallback !== 'function') return () => {};
+  let idle = requestIdleCallback(function step(deadline) {
+    if (store.filter.prepare(store.recorder.events, deadline)) idle = requestIdleCallback(step);
   });
+  return () => cancelIdleCallback(idle);
 }
 
 function details(ev: WireEvent, req: RequestState | undefined): string {
@@ -64,9 +54,9 @@ function details(ev: WireEvent, req: RequestState | undefined): string {
 }
 
 function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: boolean }) {
-  // Model state is mutated in place: read the version so this re-renders with it.
-  void version.value;
-  const req = requestOf(ev);
+  const store = useModel();
+  const { model, recorder, selectedEvent } = store;
+  const req = store.requestOf(ev);
   const client = recorder.clients.get(ev.client);
   const isRequest = ev.type === 'action:request';
   // The user's own experiment: the injected request itself, or what answers it.
@@ -99,15 +89,17 @@ function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: 
 }
 
 export function Timeline() {
-  void version.value;
+  const store = useModel();
+  const { model, recorder, pausedAt, selectedClient, selectedEvent } = store;
+  const { category, surface: surfaceFilter, action: actionFilter, status: statusFilter, text } = store.ui.timeline;
   const events = recorder.events;
   const end = pausedAt.value === null ? events.length : Math.min(pausedAt.value, events.length);
-  const list = filter.update(
+  const list = store.filter.update(
     { events, end, evicted: recorder.evicted },
     { client: selectedClient.value, category: category.value, surface: surfaceFilter.value, action: actionFilter.value, status: statusFilter.value, text: text.value },
     model,
   );
-  useEffect(prepareWhenIdle);
+  useEffect(() => prepareWhenIdle(store));
   const sel = selectedEvent.value;
   const selIndex = sel ? list.findIndex((e) => e.id === sel) : -1;
   const selected = sel ? recorder.byId.get(sel) : undefined;

@@ -1,0 +1,42 @@
+/**
+ * The panel's environment in the browser: the only module of the panel UI that
+ * touches extension APIs and localStorage. Everything else reaches them through
+ * the `PanelEnv` the store is given, so it runs in Node tests as well.
+ */
+import type { SitesSync } from '../src/messages.ts';
+import { connectPanel } from './connection.ts';
+import type { PanelEnv } from './store.ts';
+
+/** The inspected page's origin: DevTools knows it; a panel opened as a page is told (`?origin=`). */
+function inspectedOrigin(): Promise<string | null> {
+  const devtools = (globalThis as { chrome?: typeof chrome }).chrome?.devtools?.inspectedWindow;
+  if (devtools) {
+    return new Promise((resolve) => devtools.eval('location.origin', (...args: unknown[]) => resolve(typeof args[0] === 'string' ? args[0] : null)));
+  }
+  return Promise.resolve(new URLSearchParams(location.search).get('origin'));
+}
+
+export function browserEnv(): PanelEnv {
+  return {
+    settings: {
+      get: (key) => localStorage.getItem(key),
+      set: (key, value) => localStorage.setItem(key, value),
+    },
+    nextFrame: (fn) => void requestAnimationFrame(fn),
+    connect: connectPanel,
+    saved: {
+      get: async (key) => (await chrome.storage.local.get(key))[key],
+      set: (key, value) => chrome.storage.local.set({ [key]: value }),
+    },
+    sites: {
+      granted: async () => (await chrome.permissions.getAll()).origins ?? [],
+      request: (origins) => chrome.permissions.request({ origins }),
+      remove: async (origins) => void (await chrome.permissions.remove({ origins })),
+      sync: async () => void (await chrome.runtime.sendMessage({ type: 'sites:sync' } satisfies SitesSync)),
+      reload: (tabId) => chrome.tabs.reload(tabId),
+      inspectedOrigin,
+    },
+    // A navigation to a site the hook does not run on sends nothing: only DevTools tells the panel it happened.
+    onNavigated: (fn) => (globalThis as { chrome?: typeof chrome }).chrome?.devtools?.network?.onNavigated.addListener(fn),
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The panel's state, created once (panel/main.tsx) and handed to the views by
+ * context (panel/store-context.ts): the recorder (capture → wire events), the
+ * session model (wire events → surfaces, requests, findings), the injector,
+ * the capture-site check and what each view remembers, as signals.
+ *
+ * Traffic arrives in bursts, and the model is mutated in place, so views
+ * re-render on one version counter bumped once per batch rather than per event.
+ * Everything the browser provides (settings, the next frame, the port to the
+ * background) comes in through `PanelEnv`, so the store runs in Node tests.
+ */
+import { signal, type Signal } from '@preact/signals';
+import { Recorder } from '../src/session/wire/recorder.ts';
+import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/model/merge.ts';
+import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/model/rules.ts';
+import type { SessionModel } from '../src/session/model/session-model.ts';
+import type { Party, RequestState, Severity } from '../src/session/model/types.ts';
+import { exportSession, importOutcome } from '../src/session/wire/session-file.ts';
+import type { WireEvent } from '../src/session/wire/wire.ts';
+import { PROTOCOL } from '../src/messages.ts';
+import type { Connection, ConnectionHandlers } from './connection.ts';
+import { Injector, type SavedStore } from './injector.ts';
+import { CaptureSite, type SiteAccess } from './capture-site.ts';
+import { TimelineFilter, requestIdOf, type FilterLookup } from './timeline-filter.ts';
+import { composed, freshComposer, type ComposerState } from './composer.ts';
+import type { Category } from './format.ts';
+
+export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject';
+export type DetailTab = 'payload' | 'raw' | 'exchange';
+
+/** What the browser gives the panel; tests give plain objects. */
+export interface PanelEnv {
+  /** The user's settings (localStorage in the panel). */
+  settings: { get(key: string): string | null; set(key: string, value: string): void };
+  /** Runs `fn` before the next paint; a hidden panel runs it when shown. */
+  nextFrame(fn: () => void): void;
+  /** Opens the line to the background for a tab. */
+  connect(tabId: number, handlers: ConnectionHandlers): Connection;
+  saved: SavedStore;
+  sites: SiteAccess;
+  /** DevTools tells of a navigation to a page no hook runs on (which says nothing itself). */
+  onNavigated?(fn: () => void): void;
+}
+
+/** What each view remembers while the panel is open. */
+function viewState() {
+  return {
+    timeline: {
+      category: signal<Category | ''>(''),
+      surface: signal(''),
+      action: signal(''),
+      status: signal(''),
+      text: signal(''),
+    },
+    /** The event detail's tab, and for which event: a newly selected event opens on its payload. */
+    detailTab: signal<{ eventId: string; tab: DetailTab } | null>(null),
+    composer: signal<ComposerState>(freshComposer()),
+    /** Injection history rows opened to show their answer. */
+    expanded: signal<ReadonlySet<string>>(new Set()),
+    findingSeverities: signal<Record<Severity, boolean>>({ critical: true, error: true, warning: true, info: true }),
+    findingParties: signal<Record<Party, boolean>>({ client: true, runtime: true }),
+    findingsCopied: signal(false),
+    showExperiments: signal(false),
+  };
+}
+
+export class PanelStore {
+  readonly version = signal(0);
+  readonly connected = signal(false);
+  /** How often the port to the background dropped (a stopped service worker, an extension reload). */
+  readonly reconnects = signal(0);
+  readonly view = signal<View>('timeline');
+  readonly selectedClient = signal<string>('');
+  readonly selectedEvent = signal<string | null>(null);
+  /** Paused: the timeline stops at this many events; everything is still recorded. */
+  readonly pausedAt = signal<number | null>(null);
+  readonly preserveLog: Signal<boolean>;
+  readonly notice = signal<string | null>(null);
+  readonly source = signal<'live' | 'import'>('live');
+  /** The spec release clients are judged by: the traffic declares none, so the user's pick (default: the newest). */
+  readonly specVersion: Signal<SpecVersion>;
+  readonly ui = viewState();
+
+  readonly injector: Injector;
+  readonly site: CaptureSite;
+  /** Read at call time: the recorder and the model are replaced on import, clear and rebuilds. */
+  readonly lookup: FilterLookup = {
+    request: (client, id) => this.model.clients.get(client)?.requests.get(id),
+    event: (id) => this.recorder.byId.get(id),
+  };
+  readonly filter = new TimelineFilter(this.lookup);
+
+  recorder: Recorder;
+  /**
+   * The model is fed through the merge (src/session/model/merge.ts), never in
+   * arrival order: batches of an iframe's hook and of the host's race each
+   * other, and a rebuild may replace the model, so `model` is re-read from the
+   * feed after each step.
+   */
+  private feed: ModelFeed;
+  model: SessionModel;
+  connection: Connection | null = null;
+  private redrawScheduled = false;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly env: PanelEnv) {
+    this.preserveLog = signal(env.settings.get('oui.preserveLog') === '1');
+    const v = env.settings.get('oui.specVersion');
+    this.specVersion = signal<SpecVersion>(isSpecVersion(v) ? v : LATEST_SPEC_VERSION);
+    this.injector = new Injector(env.saved);
+    this.site = new CaptureSite(env.sites);
+    this.recorder = this.liveRecorder();
+    this.feed = this.newFeed();
+    this.model = this.feed.model;
+  }
+
+  /** The request an event belongs to (its own, the one a result answers, the one an ack acknowledges). */
+  requestOf(ev: WireEvent): RequestState | undefined {
+    const id = requestIdOf(ev, this.lookup);
+    return id ? this.model.clients.get(ev.client)?.requests.get(id) : undefined;
+  }
+
+  /** Sends what a composer state holds (the composer's Send, and Replay, which sends without opening it). */
+  sendComposed(state: ComposerState): void {
+    const c = composed(state, this.recorder, this.model);
+    if (c) this.injector.inject(this.connection, c.client, c.input, c.opts);
+  }
+
+  /** Opens the composer on a captured request (Edit and send). */
+  openComposer(prefill: Partial<ComposerState>): void {
+    this.ui.composer.value = { ...freshComposer(), ...prefill };
+    this.view.value = 'inject';
+  }
+
+  /** Shows an event in the Timeline. */
+  openEvent(id: string): void {
+    this.selectedEvent.value = id;
+    this.view.value = 'timeline';
+  }
+
+  private liveRecorder(): Recorder {
+    // The inspected page navigated or reloaded: start afresh unless the log is preserved. Runs before the new page's first batch is taken in.
+    return new Recorder(undefined, () => {
+      if (!this.preserveLog.value) this.clearAll();
+    });
+  }
+
+  private newFeed(): ModelFeed {
+    return new ModelFeed((key) => this.recorder.clients.get(key), { model: { specVersion: this.specVersion.value } });
+  }
+
+  /** One redraw per frame however many batches arrive: a busy page sends dozens a second. */
+  private redraw(): void {
+    if (this.redrawScheduled) return;
+    this.redrawScheduled = true;
+    this.env.nextFrame(() => {
+      this.redrawScheduled = false;
+      this.version.value++;
+    });
+  }
+
+  /** Events held in the reorder window are applied when it closes, even if nothing else arrives. */
+  private scheduleRelease(): void {
+    const due = this.feed.nextRelease();
+    if (due === undefined || this.releaseTimer !== undefined) return;
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = undefined;
+      if (this.source.value !== 'live') return;
+      if (this.feed.release(Date.now())) {
+        this.model = this.feed.model;
+        this.redraw();
+      }
+      this.scheduleRelease();
+    }, Math.max(0, due - Date.now()) + 1);
+  }
+
+  private feedLive(events: WireEvent[]): void {
+    this.feed.add(events, Date.now());
+    this.model = this.feed.model;
+    this.scheduleRelease();
+  }
+
+  startLive(tabId: number): void {
+    this.connection = this.env.connect(tabId, {
+      cursors: () => this.recorder.intake.cursors(),
+      capture: (frameId, message) => {
+        if (message.type === 'answer') return this.injector.onAnswer(message);
+        if (this.source.value !== 'live') return;
+        this.site.heardHook();
+        const fresh = this.recorder.accept(frameId, message);
+        if (this.recorder.otherProtocol !== undefined && !this.notice.value) this.notice.value = protocolNotice(this.recorder.otherProtocol);
+        // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
+        this.feed.noteHook(message.hook, Date.now());
+        if (fresh.length) this.feedLive(fresh);
+        if (fresh.length || message.type === 'items') this.redraw();
+      },
+      status: (on) => {
+        if (!on) this.reconnects.value++;
+        this.connected.value = on;
+      },
+      restored: (frameId) => {
+        if (this.source.value !== 'live') return;
+        // Back/Forward to a cached page is a navigation to an older document. As the Network panel does, start
+        // afresh unless the log is preserved, and show that page as a panel opened now would: all its hook
+        // still holds, from its load. With the log preserved, go on from the cursors: nothing twice, nothing lost.
+        if (frameId === 0 && !this.preserveLog.value) {
+          this.recorder = this.liveRecorder();
+          this.clearAll();
+          this.connection?.send({ type: 'subscribe', cursors: {} });
+        } else this.connection?.send({ type: 'subscribe', cursors: this.recorder.intake.cursors() });
+      },
+      stale: (line) => {
+        this.notice.value = line;
+      },
+    });
+    this.site.expectHook();
+    this.env.onNavigated?.(() => this.site.expectHook());
+    setInterval(() => {
+      if (this.source.value !== 'live') return;
+      const changed = this.feed.tick(Date.now());
+      this.model = this.feed.model;
+      if (changed) this.redraw();
+    }, 1000);
+  }
+
+  /** Judge by another spec release: the session is evaluated again from what was recorded, at once. */
+  setSpecVersion(v: string): void {
+    if (!isSpecVersion(v) || v === this.specVersion.value) return;
+    this.specVersion.value = v;
+    this.env.settings.set('oui.specVersion', v);
+    this.feed = this.newFeed();
+    // Stamped as arrived a window ago: nothing waits, the whole recording is judged now.
+    const now = Date.now();
+    this.feed.add(this.recorder.events, now - REORDER_WINDOW_MS - 1);
+    if (this.source.value === 'import') this.feed.finish();
+    else this.feed.release(now);
+    this.model = this.feed.model;
+    this.version.value++;
+  }
+
+  setPreserveLog(on: boolean): void {
+    this.preserveLog.value = on;
+    this.env.settings.set('oui.preserveLog', on ? '1' : '0');
+  }
+
+  /** Forget what the panel shows; the page's buffer and cursors are untouched, so nothing is replayed twice. */
+  clearAll(): void {
+    this.recorder.clear();
+    this.feed = this.newFeed();
+    this.model = this.feed.model;
+    this.selectedEvent.value = null;
+    this.pausedAt.value = this.pausedAt.value === null ? null : 0;
+    this.version.value++;
+  }
+
+  exportJson(): string {
+    return JSON.stringify(exportSession(this.recorder.clients.values(), this.recorder.events));
+  }
+
+  /** Opens a session file; one that cannot be opened says why in one line and leaves the session on screen as it was. */
+  importJson(text: string, name?: string): void {
+    const parsed = importOutcome(text, name);
+    if (!parsed.ok) {
+      this.notice.value = parsed.line;
+      return;
+    }
+    this.source.value = 'import';
+    this.recorder = new Recorder();
+    for (const c of parsed.file.clients) this.recorder.clients.set(c.key, c);
+    this.recorder.add(parsed.file.events);
+    // A finished recording: merged, ticked at its end, and what is still missing is missing for certain.
+    this.feed = this.newFeed();
+    this.feed.add(parsed.file.events, Date.now());
+    this.feed.finish();
+    this.model = this.feed.model;
+    this.selectedEvent.value = null;
+    this.selectedClient.value = '';
+    this.notice.value = parsed.line;
+    this.version.value++;
+  }
+
+  backToLive(): void {
+    this.source.value = 'live';
+    this.recorder = this.liveRecorder();
+    this.feed = this.newFeed();
+    this.model = this.feed.model;
+    this.notice.value = null;
+    // Replays everything the page still holds, from the start.
+    this.connection?.send({ type: 'subscribe', cursors: {} });
+    this.version.value++;
+  }
+}
+
+/** What the panel says when a page still runs a hook of another extension version. */
+export function protocolNotice(v: number): string {
+  return `This page runs an OUI DevTools hook of another version (capture protocol ${v || 'unnamed'}, this panel speaks ${PROTOCOL}): reload the page to capture it fully.`;
+}

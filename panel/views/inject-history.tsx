@@ -1,0 +1,112 @@
+/** What this panel injected, newest first: delivery, and the client's answer, which opens up to its data or error. */
+import type { OUIActionResult } from '../../src/protocol/index.ts';
+import type { RequestState } from '../../src/session/model/types.ts';
+import { JsonTree } from '../components/json-tree.tsx';
+import { clock, short } from '../format.ts';
+import { useModel } from '../store-context.ts';
+
+/** The client's final answer, in one line: "success", "error CODE: message", or where the request stands. */
+function answerLine(state: RequestState | undefined): { line: string; final?: OUIActionResult } {
+  const final = state?.results.filter((x) => !x.result.interim).at(-1)?.result;
+  if (final) return { line: final.success ? 'success' : `error ${final.error?.code ?? ''}: ${short(final.error?.message, 80)}`, final };
+  return { line: state?.status ?? '' };
+}
+
+/** The answer opened up in its history row: the data, or the error's code, message and details. */
+function AnswerBody({ result, id }: { result: OUIActionResult; id: string }) {
+  return (
+    <div class="answer-body" id={id} role="region" aria-label="Answer">
+      {result.success ? (
+        result.data === undefined ? (
+          <p class="muted">no data</p>
+        ) : (
+          <JsonTree value={result.data} />
+        )
+      ) : (
+        <dl>
+          <dt>code</dt>
+          <dd class="mono">{String(result.error?.code ?? '(none)')}</dd>
+          <dt>message</dt>
+          <dd>{String(result.error?.message ?? '(none)')}</dd>
+          {result.error?.details !== undefined && (
+            <>
+              <dt>details</dt>
+              <dd>
+                <JsonTree value={result.error.details} />
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
+    </div>
+  );
+}
+
+export function InjectHistory() {
+  const store = useModel();
+  const { model, ui } = store;
+  const expanded = ui.expanded;
+  const toggle = (id: string) => {
+    const next = new Set(expanded.value);
+    if (!next.delete(id)) next.add(id);
+    expanded.value = next;
+  };
+  const list = store.injector.injections.value;
+  if (!list.length) return <p class="muted">Nothing injected yet.</p>;
+  return (
+    <table class="grid history" data-testid="inject-history">
+      <thead>
+        <tr>
+          <th>Time</th>
+          <th>Request</th>
+          <th>Delivery</th>
+          <th>Client's answer</th>
+        </tr>
+      </thead>
+      <tbody>
+        {list.map((r) => {
+          const state = model.clients.get(r.client)?.requests.get(r.request.requestId);
+          const { line: answer, final } = answerLine(state);
+          const open = expanded.value.has(r.id);
+          const firstSend = state?.sends.find((s) => s.injected)?.eventId ?? state?.sends[0]?.eventId;
+          return (
+            <tr key={r.id} data-status={r.status} data-request-id={r.request.requestId}>
+              <td>{clock(r.t)}</td>
+              <td>
+                {firstSend ? (
+                  <button class="link" onClick={() => store.openEvent(firstSend)}>
+                    {r.request.surfaceId} › {r.request.actionId}
+                  </button>
+                ) : (
+                  `${r.request.surfaceId} › ${r.request.actionId}`
+                )}{' '}
+                <span class="muted mono">{r.request.requestId.slice(0, 8)}</span>
+                {r.replayOf && <span class="muted"> replay</span>}
+              </td>
+              <td class={r.status === 'failed' ? 'warn' : ''}>
+                {r.status}
+                {r.error ? `: ${r.error}` : ''}
+                {r.letThrough ? '' : ' · answer kept from the runtime'}
+              </td>
+              <td class="answer">
+                {final ? (
+                  <>
+                    <button class="link disclosure" aria-expanded={open} aria-controls={`${r.id}-answer`} onClick={() => toggle(r.id)}>
+                      <span aria-hidden="true">{open ? '▾' : '▸'} </span>
+                      <span data-testid="inject-answer" class={final.success ? 'ok' : 'warn'}>
+                        {answer}
+                      </span>
+                    </button>
+                    {open && <AnswerBody result={final} id={`${r.id}-answer`} />}
+                  </>
+                ) : (
+                  <span data-testid="inject-answer">{answer}</span>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

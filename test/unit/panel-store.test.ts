@@ -1,0 +1,155 @@
+/**
+ * The panel's store and injector in Node: everything the browser gives the
+ * panel comes in through `PanelEnv`, so these run without DOM or extension.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { PanelStore, type PanelEnv } from '../../panel/store.ts';
+import { Injector, type SavedStore } from '../../panel/injector.ts';
+import type { Connection, ConnectionHandlers } from '../../panel/connection.ts';
+import type { FromPanel } from '../../src/messages.ts';
+import { Recorder } from '../../src/session/wire/recorder.ts';
+import type { WireClient } from '../../src/session/wire/wire.ts';
+import { FakeHook } from '../support/capture-items.ts';
+
+function memorySaved(): SavedStore & { data: Map<string, unknown> } {
+  const data = new Map<string, unknown>();
+  return { data, get: async (k) => structuredClone(data.get(k)), set: async (k, v) => void data.set(k, structuredClone(v)) };
+}
+
+function fakeConnection(): Connection & { sent: FromPanel[] } {
+  const sent: FromPanel[] = [];
+  return { sent, send: (m) => void sent.push(m), close: () => {} };
+}
+
+/** A plain-WebSocket client that registered a surface, as the recorder learns it from the hook. */
+function webSocketClient(): WireClient {
+  const hook = new FakeHook('h1');
+  const ws = hook.client('websocket', 'ws://app.test/oui');
+  const recorder = new Recorder();
+  recorder.accept(0, hook.message([hook.item(ws, 'open'), hook.json(ws, 'out', { type: 'surface:register', payload: { surface: { id: 's', name: 'S', description: 'S', actions: [{ id: 'go', description: 'g', input: { type: 'object' } }] }, timestamp: 1 } })]));
+  return [...recorder.clients.values()][0]!;
+}
+
+describe('injector', () => {
+  it('sends a planned request through the connection and follows the hook’s answer', () => {
+    const injector = new Injector(memorySaved());
+    const connection = fakeConnection();
+    const client = webSocketClient();
+    const record = injector.inject(connection, client, { surfaceId: 's', actionId: 'go', params: { n: 1 } }, { wantReceipt: false, letThrough: false });
+    assert.equal(record.status, 'sending');
+    assert.equal(connection.sent.length, 1);
+    const command = connection.sent[0]!;
+    assert.equal(command.type, 'hook:inject');
+    assert.deepEqual(command.type === 'hook:inject' && JSON.parse(command.frame!), { type: 'action:request', payload: record.request });
+    assert.deepEqual(command.type === 'hook:inject' && command.hold, [record.request.requestId], 'the answer is kept from the runtime unless let through');
+    injector.onAnswer({ type: 'answer', id: record.id, ok: true });
+    assert.equal(injector.injections.value[0]!.status, 'delivered');
+    injector.onAnswer({ type: 'answer', id: record.id, ok: false, error: 'late' });
+    assert.equal(injector.injections.value[0]!.status, 'delivered', 'a settled injection stays as it was');
+  });
+
+  it('fails in the history, with the reason, when there is no line or no way to deliver', () => {
+    const injector = new Injector(memorySaved());
+    const client = webSocketClient();
+    assert.equal(injector.inject(null, client, { surfaceId: 's', actionId: 'go', params: {} }, { wantReceipt: false, letThrough: true }).error, 'not connected to a tab');
+    const closed: WireClient = { ...client, inject: undefined };
+    const connection = fakeConnection();
+    const r = injector.inject(connection, closed, { surfaceId: 's', actionId: 'go', params: {} }, { wantReceipt: false, letThrough: true });
+    assert.equal(r.status, 'failed');
+    assert.ok(r.error && r.error.length > 0);
+    assert.equal(connection.sent.length, 0);
+    assert.deepEqual(injector.injections.value.map((x) => x.status), ['failed', 'failed']);
+  });
+
+  it('keeps at most 200 injections, newest first', () => {
+    const injector = new Injector(memorySaved());
+    const client = webSocketClient();
+    for (let i = 0; i < 230; i++) injector.inject(null, client, { surfaceId: 's', actionId: 'go', params: { i } }, { wantReceipt: false, letThrough: true });
+    assert.equal(injector.injections.value.length, 200);
+    assert.deepEqual(injector.injections.value[0]!.request.params, { i: 229 });
+  });
+
+  it('saves, lists, replaces and deletes requests per origin', async () => {
+    const saved = memorySaved();
+    const injector = new Injector(saved);
+    const a = { name: 'a', surfaceId: 's', actionId: 'go', params: { x: 1 }, savedAt: 1 };
+    await injector.saveRequest('http://one.test', a);
+    await injector.saveRequest('http://one.test', { ...a, name: 'b' });
+    const list = await injector.saveRequest('http://one.test', { ...a, params: { x: 2 } });
+    assert.deepEqual(list.map((s) => [s.name, s.params]), [['a', { x: 2 }], ['b', { x: 1 }]]);
+    assert.deepEqual(await injector.loadSaved('http://two.test'), []);
+    assert.deepEqual((await injector.deleteSaved('http://one.test', 'a')).map((s) => s.name), ['b']);
+    saved.data.set('saved:http://bad.test', 'not a list');
+    assert.deepEqual(await injector.loadSaved('http://bad.test'), []);
+  });
+});
+
+describe('panel store', () => {
+  function env(settings: Record<string, string> = {}) {
+    const frames: Array<() => void> = [];
+    let handlers: ConnectionHandlers | undefined;
+    const connection = fakeConnection();
+    const e: PanelEnv = {
+      settings: { get: (k) => settings[k] ?? null, set: (k, v) => void (settings[k] = v) },
+      nextFrame: (fn) => void frames.push(fn),
+      connect: (_tabId, h) => {
+        handlers = h;
+        return connection;
+      },
+      saved: memorySaved(),
+      sites: { granted: async () => [], request: async () => false, remove: async () => {}, sync: async () => {}, reload: async () => {}, inspectedOrigin: async () => null },
+    };
+    return { env: e, frames, connection, settings, handlers: () => handlers! };
+  }
+
+  it('takes in live capture and redraws once per frame however many batches arrive', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const { env: e, frames, handlers } = env();
+    const store = new PanelStore(e);
+    store.startLive(3);
+    const hook = new FakeHook('h1');
+    const ws = hook.client('websocket', 'ws://app.test/oui');
+    handlers().capture(0, hook.message([hook.item(ws, 'open')]));
+    handlers().capture(0, hook.message([hook.json(ws, 'out', { type: 'observation:update', payload: { surfaceId: 's', observationId: 'o', value: 1, timestamp: 1 } })]));
+    assert.equal(store.recorder.events.length, 2);
+    assert.equal(frames.length, 1, 'one redraw scheduled for both batches');
+    const before = store.version.value;
+    frames.shift()!();
+    assert.equal(store.version.value, before + 1);
+    assert.equal(store.site.state.value, 'capturing');
+  });
+
+  it('hands the hook’s answers to the injector and keeps settings in the environment', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const { env: e, handlers, settings } = env({ 'oui.preserveLog': '1' });
+    const store = new PanelStore(e);
+    assert.equal(store.preserveLog.value, true);
+    store.startLive(3);
+    const record = store.injector.inject(store.connection, webSocketClient(), { surfaceId: 's', actionId: 'go', params: {} }, { wantReceipt: false, letThrough: true });
+    handlers().capture(0, { type: 'answer', id: record.id, ok: false, error: 'no such socket' });
+    assert.deepEqual([store.injector.injections.value[0]!.status, store.injector.injections.value[0]!.error], ['failed', 'no such socket']);
+    store.setPreserveLog(false);
+    assert.equal(settings['oui.preserveLog'], '0');
+  });
+
+  it('says in one line why a file cannot be imported, and keeps the session', () => {
+    const { env: e } = env();
+    const store = new PanelStore(e);
+    store.importJson('{"not":"a session"}', 'x.json');
+    assert.equal(store.source.value, 'live');
+    assert.match(store.notice.value ?? '', /x\.json/);
+  });
+
+  it('two stores share nothing', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const a = new PanelStore(env().env);
+    const b = new PanelStore(env().env);
+    a.view.value = 'findings';
+    a.ui.timeline.text.value = 'cart';
+    a.injector.inject(null, webSocketClient(), { surfaceId: 's', actionId: 'go', params: {} }, { wantReceipt: false, letThrough: true });
+    assert.equal(b.view.value, 'timeline');
+    assert.equal(b.ui.timeline.text.value, '');
+    assert.equal(b.injector.injections.value.length, 0);
+  });
+});
