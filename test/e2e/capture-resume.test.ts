@@ -117,7 +117,7 @@ async function values(panel: Page): Promise<number[]> {
   });
 }
 
-async function waitForValues(panel: Page, want: number[], timeout = 15_000): Promise<void> {
+async function waitForValues(panel: Page, want: number[], timeout = 30_000): Promise<void> {
   const deadline = Date.now() + timeout;
   let last: number[] = [];
   while (Date.now() < deadline) {
@@ -219,7 +219,8 @@ describe('capture resumes', () => {
     await gone;
     // The extension is back when its pages load again.
     const probe = await run.context.newPage();
-    const deadline = Date.now() + 20_000;
+    // A loaded machine takes a while to restart an extension: this is a wait, not a timing.
+    const deadline = Date.now() + 60_000;
     for (;;) {
       await new Promise((r) => setTimeout(r, 300));
       const ok = await probe.goto(`chrome-extension://${run.extensionId}/panel.html`).then(
@@ -271,7 +272,7 @@ describe('capture resumes', () => {
       await reloadExtension(run);
       const panel = await openPanel(run, tabId);
       const line = panel.locator('[role=status] .notice-text');
-      await line.waitFor({ timeout: 10_000 });
+      await line.waitFor({ timeout: 30_000 });
       assert.equal(await line.innerText(), 'The extension was reloaded or updated after this page loaded: reload the page to capture again.');
       assert.deepEqual(await values(panel), []);
     } finally {
