@@ -1,24 +1,23 @@
 /**
  * Launching Chromium with the built extension, for tests, benchmarks and
  * `npm start`. Browser path: CHROMIUM_PATH, Debian's Chromium, then
- * Playwright's own.
+ * Playwright's own; none: installed where possible (scripts/browsers.ts).
  */
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
-import { existsSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findBrowser } from '../../scripts/browsers.ts';
 
 // Lets Playwright see DevTools windows (targets of type "other"); read when a browser is launched.
 process.env.PW_CHROMIUM_ATTACH_TO_OTHER = '1';
 
 export const DIST = fileURLToPath(new URL('../../dist/chrome', import.meta.url));
 
-export function chromiumPath(): string | undefined {
-  for (const p of [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium']) {
-    if (p && existsSync(p)) return p;
-  }
-  return undefined; // Playwright's own browser, on a user's machine.
+/** The Chromium to launch: found, or installed, or a one-line error that says what to install (scripts/browsers.ts). */
+export function chromiumPath(): string {
+  return findBrowser('chromium');
 }
 
 export const CHROMIUM_FLAGS = [
