@@ -1,0 +1,33 @@
+/**
+ * The sample suite of oui-devtools/playwright (run by test/e2e/playwright-fixture.test.ts):
+ *   npx playwright test --config test/playwright/playwright.config.ts
+ * The specs import the fixture as an app would, `oui-devtools/playwright` (the
+ * package's own "exports"), so the build must have run (npm run build).
+ *
+ * OUI_FIXTURE_SHOW_FAILURES=1 runs the spec that breaks the protocol on
+ * purpose as a plain test, so that it fails and its message can be checked;
+ * without it, that test is expected to fail and the suite passes.
+ * OUI_FIXTURE_REPORT=path adds a JSON report; OUI_FIXTURE_OUTPUT=dir sets where results and attachments go.
+ */
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_FLAGS, chromiumPath } from '../support/browser.ts';
+
+const report = process.env.OUI_FIXTURE_REPORT;
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '*.spec.ts',
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  timeout: 60_000,
+  forbidOnly: true,
+  outputDir: process.env.OUI_FIXTURE_OUTPUT ?? '../../test-results/playwright-fixture',
+  reporter: report ? [['list'], ['json', { outputFile: report }]] : 'list',
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    // The same browser and flags as the other end-to-end tests (CHROMIUM_PATH, Debian's Chromium, then Playwright's own).
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_FLAGS },
+  },
+});
