@@ -34,9 +34,10 @@ const str = (v: unknown): v is string => typeof v === 'string';
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** Why a record was skipped, or null when it was read. */
-type Read<T> = { ok: true; value: T } | { ok: false; why: string };
+export type Read<T> = { ok: true; value: T } | { ok: false; why: string };
 
-function readClient(v: unknown): Read<WireClient> {
+/** One client record of a file (exported for the command-line linter, which reads records as they stream in). */
+export function readClient(v: unknown): Read<WireClient> {
   const c = v as Record<string, unknown> | null;
   if (!c || typeof c !== 'object' || Array.isArray(c)) return { ok: false, why: 'not an object' };
   if (!str(c.key)) return { ok: false, why: 'no key' };
@@ -53,7 +54,8 @@ function readClient(v: unknown): Read<WireClient> {
   return { ok: true, value: out };
 }
 
-function readEvent(v: unknown, clients: Set<string>): Read<WireEvent> {
+/** One event record of a file, against the keys of the file's clients. */
+export function readEvent(v: unknown, clients: Set<string>): Read<WireEvent> {
   const e = v as Record<string, unknown> | null;
   if (!e || typeof e !== 'object' || Array.isArray(e)) return { ok: false, why: 'not an object' };
   if (!str(e.id)) return { ok: false, why: 'no id' };

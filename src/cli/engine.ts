@@ -1,0 +1,426 @@
+/**
+ * The linter's core: records of a session file or a HAR in, in file order,
+ * findings out. It runs the panel's path and nothing else:
+ *
+ *   HAR: HarCapture → captured items (as the page hook records them)
+ *        → WireDecoder (clients, Socket.IO sessions across polling and upgrade)
+ *   session file: the panel's own record readers (session-file.ts)
+ *   → the canonical order of merge.ts (SourceClocks, comparePlaced)
+ *   → SessionModel.apply, then tick at the last event and finish(): what
+ *     `replay()` and an imported session in the panel do.
+ *
+ * Bounded memory: records are ordered through two bounded heaps (captured
+ * items by time before the decoder, wire events in canonical order before the
+ * model) instead of collecting the file. Input whose disorder is within the
+ * window (REORDER_WINDOW records) is ordered exactly as the panel orders a
+ * whole import; a record later than that is applied where it comes and
+ * counted, as the panel's live merge does once its list is past its bound.
+ *
+ * Pure (no Node API): the CLI feeds it from a stream, tests feed it directly.
+ */
+import { HAR_HOOK, HarCapture, type HarItem } from '../session/har/read.ts';
+import { WireDecoder } from '../session/wire/decoder.ts';
+import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent } from '../session/wire/session-file.ts';
+import { SessionModel } from '../session/model/session-model.ts';
+import { SourceClocks, comparePlaced, type Placed } from '../session/model/merge.ts';
+import type { Finding } from '../session/model/types.ts';
+import type { WireClient, WireEvent } from '../session/wire/wire.ts';
+import type { CapturedClient, CapturedItem } from '../capture/types.ts';
+
+/**
+ * Records held for reordering, per heap. A session file is in time order
+ * already (the panel's recorder keeps it so); a HAR is in order within each
+ * entry, and one client's entries (polling, then its upgrade) follow each
+ * other: only that per-client order changes findings.
+ */
+export const REORDER_WINDOW = 4_096;
+/** Event locations remembered for findings raised later (a timeout cites its request): two generations of this many. */
+const LOCATION_GENERATION = 20_000;
+
+/** Where an event came from in the file. */
+export interface Location {
+  /** 0-based position of the record among the file's traffic records (session events, WebSocket messages, polling bodies), in file order. */
+  index: number;
+  /** JSON path of the record: `events[12]`, `log.entries[3]._webSocketMessages[17]`, `log.entries[5].response.content.text`. */
+  path: string;
+  /** 1-based line of the record in the file. */
+  line: number;
+}
+
+export interface LintedFinding extends Finding {
+  /** Where each of `events` is in the file, when known. */
+  locations: Array<Location | null>;
+}
+
+export type InputKind = 'session' | 'har';
+
+export interface LintReport {
+  kind: InputKind;
+  /** Wire events the model was fed. */
+  events: number;
+  clients: WireClient[];
+  findings: LintedFinding[];
+  /** Findings of the user's own injected or replayed requests, left out as the panel does by default. */
+  experiments: number;
+  /** Bounds and skips, each one line: nothing dropped silently. */
+  notes: string[];
+}
+
+/** The input cannot be linted: one line saying why. */
+export class InputError extends Error {}
+
+class Heap<T> {
+  private a: T[] = [];
+  constructor(private readonly less: (x: T, y: T) => boolean) {}
+  get size(): number {
+    return this.a.length;
+  }
+  push(v: T): void {
+    const a = this.a;
+    a.push(v);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(a[i]!, a[p]!)) break;
+      [a[i], a[p]] = [a[p]!, a[i]!];
+      i = p;
+    }
+  }
+  pop(): T | undefined {
+    const a = this.a;
+    if (!a.length) return undefined;
+    const top = a[0]!;
+    const last = a.pop()!;
+    if (a.length) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
+        if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+interface QueuedItem {
+  item: HarItem;
+  loc: Location;
+  n: number;
+}
+
+interface QueuedWire {
+  p: Placed;
+  loc: Location | null;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface EngineOptions {
+  specVersion?: string;
+  /** Records held for reordering (default REORDER_WINDOW). */
+  window?: number;
+}
+
+export class LintEngine {
+  kind?: InputKind;
+  readonly model: SessionModel;
+  private readonly window: number;
+  private readonly clients = new Map<string, WireClient>();
+  private locations = new Map<string, Location>();
+  private oldLocations = new Map<string, Location>();
+  /** Per client, the last event applied: an event of the same client that sorts before it came too late to be ordered. */
+  private readonly lastOfClient = new Map<string, Placed>();
+  private readonly located = new Map<string, Array<Location | null>>();
+  private lastFindingSeq = 0;
+  private records = 0;
+  private fed = 0;
+  private lastT: number | undefined;
+  private outOfOrder = 0;
+  private readonly notes: string[] = [];
+  // session file
+  private format: unknown;
+  private version: unknown;
+  private skipped = 0;
+  private readonly problems: string[] = [];
+  private readonly unknownClient: Array<{ raw: unknown; index: number; line: number }> = [];
+  private sessionEvents = 0;
+  // HAR
+  private har?: HarCapture;
+  private decoder?: WireDecoder;
+  private readonly added = new Set<string>();
+  private readonly seqs = new Map<string, number>();
+  private itemN = 0;
+  private readonly items = new Heap<QueuedItem>((x, y) => x.item.t < y.item.t || (x.item.t === y.item.t && x.n < y.n));
+  private readonly wires = new Heap<QueuedWire>((x, y) => comparePlaced(x.p, y.p) < 0);
+  private readonly clocks = new SourceClocks();
+  private harEntries = false;
+
+  constructor(opts: EngineOptions = {}) {
+    this.window = Math.max(1, opts.window ?? REORDER_WINDOW);
+    this.model = new SessionModel(opts.specVersion ? { specVersion: opts.specVersion } : {});
+  }
+
+  private setKind(kind: InputKind): void {
+    if (this.kind && this.kind !== kind) throw new InputError('the file mixes a session ("format", "events") and a HAR ("log")');
+    this.kind = kind;
+  }
+
+  // -- session file -----------------------------------------------------------
+
+  /** A top-level member of the file (`format`, `version`, `exportedAt`, …) as parsed JSON. */
+  top(key: string, value: unknown): void {
+    if (key === 'format') {
+      this.setKind('session');
+      this.format = value;
+      if (value !== SESSION_FORMAT) throw new InputError(`not an OUI DevTools session: its format is ${short(value)} (format must be "${SESSION_FORMAT}")`);
+    } else if (key === 'version') {
+      this.version = value;
+      if (this.kind === 'session' || this.format === undefined) this.checkVersion();
+    }
+  }
+
+  private checkVersion(): void {
+    if (this.version === SESSION_VERSION || this.kind !== 'session') return;
+    const newer = typeof this.version === 'number' && this.version > SESSION_VERSION;
+    throw new InputError(
+      `unsupported version ${short(this.version, 20)}; this linter reads version ${SESSION_VERSION}${newer ? ' (the file was written by a newer OUI DevTools: update oui-devtools)' : ''}`,
+    );
+  }
+
+  sessionClient(raw: unknown, index: number): void {
+    this.setKind('session');
+    const c = readClient(raw);
+    if (!c.ok) return this.skip(`client ${index + 1}: ${c.why}`);
+    if (!this.clients.has(c.value.key)) this.clients.set(c.value.key, c.value);
+  }
+
+  sessionEvent(raw: unknown, index: number, line: number): void {
+    this.setKind('session');
+    this.sessionEvents++;
+    const clientKey = isObj(raw) ? raw.client : undefined;
+    // A file that lists its events before its clients: held until the clients are read.
+    if (typeof clientKey === 'string' && !this.clients.has(clientKey) && this.unknownClient.length < 200_000) {
+      this.unknownClient.push({ raw, index, line });
+      return;
+    }
+    this.readSessionEvent(raw, index, line);
+  }
+
+  private readSessionEvent(raw: unknown, index: number, line: number): void {
+    const ev = readEvent(raw, keysOf(this.clients));
+    if (!ev.ok) return this.skip(`event ${index + 1}: ${ev.why}`);
+    this.records++;
+    this.queueWire(ev.value, { index, path: `events[${index}]`, line });
+  }
+
+  private skip(why: string): void {
+    this.skipped++;
+    if (this.problems.length < 5) this.problems.push(why);
+  }
+
+  // -- HAR ----------------------------------------------------------------------
+
+  /** A member of `log` other than its entries. */
+  log(key: string, value: unknown): void {
+    this.setKind('har');
+    if (key === 'entries') throw new InputError('not a HAR file: log.entries is not an array');
+  }
+
+  private capture(): HarCapture {
+    this.setKind('har');
+    this.harEntries = true;
+    if (!this.har) {
+      this.har = new HarCapture();
+      this.decoder = new WireDecoder((c) => this.clients.set(c.key, c));
+    }
+    return this.har;
+  }
+
+  /** An entry's members up to its message list. */
+  harHead(index: number, entry: Obj, line: number, list: string): void {
+    const har = this.capture();
+    if (list === '_webSocketMessages') this.queueItems(har.head(index, entry), { index: -1, path: `log.entries[${index}]`, line });
+    else if (isObj(entry._ouiClient)) this.ouiClient(entry._ouiClient, index);
+  }
+
+  /** One element of an entry's message list. */
+  harMessage(index: number, j: number, raw: unknown, line: number, list: string): void {
+    const har = this.capture();
+    if (list === '_ouiMessages') {
+      // Wire events of a client HAR has no record for (our own export): read as a session file's events.
+      const ev = readEvent(raw, keysOf(this.clients));
+      if (!ev.ok) return this.skip(`log.entries[${index}]._ouiMessages[${j}]: ${ev.why}`);
+      this.records++;
+      this.queueWire(ev.value, { index: this.records - 1, path: `log.entries[${index}]._ouiMessages[${j}]`, line });
+      return;
+    }
+    const loc = { index: this.records++, path: `log.entries[${index}]._webSocketMessages[${j}]`, line };
+    this.queueItems(har.message(index, j, raw), loc);
+  }
+
+  /** The entry once complete (without its message lists). */
+  harEnd(index: number, entry: Obj, line: number): void {
+    const har = this.capture();
+    if (isObj(entry._ouiClient)) this.ouiClient(entry._ouiClient, index);
+    const items = har.end(index, entry);
+    for (const item of items) {
+      const body = item.kind === 'frame' && item.url !== undefined;
+      const path = body ? `log.entries[${index}].${item.dir === 'out' ? 'request.postData' : 'response.content'}.text` : `log.entries[${index}]`;
+      this.queueItems([item], { index: body ? this.records++ : -1, path, line });
+    }
+  }
+
+  private ouiClient(raw: unknown, index: number): void {
+    const c = readClient(raw);
+    if (!c.ok) return this.skip(`log.entries[${index}]._ouiClient: ${c.why}`);
+    if (!this.clients.has(c.value.key)) this.clients.set(c.value.key, c.value);
+  }
+
+  private queueItems(items: HarItem[], loc: Location): void {
+    for (const item of items) {
+      const q: QueuedItem = { item, loc, n: this.itemN++ };
+      this.items.push(q);
+      if (this.items.size > this.window) this.decode(this.items.pop()!);
+    }
+  }
+
+  /** A captured item in time order: numbered per client as the hook numbers them, then decoded. */
+  private decode(q: QueuedItem): void {
+    const har = this.har!;
+    const decoder = this.decoder!;
+    const id = q.item.client;
+    if (!this.added.has(id)) {
+      const info = har.clients.get(id) as CapturedClient;
+      decoder.addClient(info, HAR_HOOK, 0);
+      this.added.add(id);
+    }
+    const seq = (this.seqs.get(id) ?? 0) + 1;
+    this.seqs.set(id, seq);
+    const item: CapturedItem = { ...q.item, seq };
+    for (const ev of decoder.push(item)) {
+      // The model never reads the raw frame text (the panel's raw view does): not kept while the event waits.
+      if (ev.raw !== undefined) ev.raw = undefined;
+      this.queueWire(ev, q.loc.index >= 0 ? q.loc : null);
+    }
+  }
+
+  // -- the model ------------------------------------------------------------------
+
+  private queueWire(ev: WireEvent, loc: Location | null): void {
+    this.wires.push({ p: this.clocks.place(ev, 0), loc });
+    if (this.wires.size > this.window) this.apply(this.wires.pop()!);
+  }
+
+  private apply(q: QueuedWire): void {
+    const { p, loc } = q;
+    const last = this.lastOfClient.get(p.ev.client);
+    if (last && comparePlaced(p, last) < 0) this.outOfOrder++;
+    else this.lastOfClient.set(p.ev.client, p);
+    if (loc) {
+      if (this.locations.size >= LOCATION_GENERATION) {
+        this.oldLocations = this.locations;
+        this.locations = new Map();
+      }
+      this.locations.set(p.ev.id, loc);
+    }
+    const client = this.clients.get(p.ev.client);
+    if (!client) return;
+    this.fed++;
+    this.model.apply(p.ev, client);
+    if (this.lastT === undefined || p.t > this.lastT) this.lastT = p.t;
+    this.noteFindings();
+  }
+
+  private locationOf(id: string): Location | null {
+    return this.locations.get(id) ?? this.oldLocations.get(id) ?? null;
+  }
+
+  /** Findings raised since the last look: their events' places in the file, while they are remembered. */
+  private noteFindings(): void {
+    const list = this.model.findings;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const f = list[i]!;
+      const seq = Number(f.id.slice(1));
+      if (seq <= this.lastFindingSeq) break;
+      this.located.set(f.id, f.events.map((id) => this.locationOf(id)));
+    }
+    const newest = list.at(-1);
+    if (newest) this.lastFindingSeq = Math.max(this.lastFindingSeq, Number(newest.id.slice(1)));
+  }
+
+  /** The end of the input: drain, tick at the last event, finish, and report. */
+  finish(): LintReport {
+    if (!this.kind) throw new InputError('not a HAR or session file (no log.entries, no format)');
+    if (this.kind === 'session') {
+      if (this.format === undefined) throw new InputError(`not an OUI DevTools session: the file is JSON without a "format" (format must be "${SESSION_FORMAT}")`);
+      this.checkVersion();
+      for (const e of this.unknownClient.splice(0)) this.readSessionEvent(e.raw, e.index, e.line);
+    } else if (!this.harEntries) throw new InputError('not a HAR file: no log.entries');
+    while (this.items.size) this.decode(this.items.pop()!);
+    while (this.wires.size) this.apply(this.wires.pop()!);
+    if (this.lastT !== undefined) this.model.tick(this.lastT);
+    this.noteFindings();
+    this.model.finish();
+    this.noteFindings();
+    if (this.kind === 'session') {
+      const total = this.sessionEvents;
+      if (!this.records) throw new InputError(total ? `none of its ${total} events could be read (${this.problems[0] ?? ''})` : 'the session holds no events');
+    } else {
+      const c = this.har!.counts;
+      if (!c.websockets && !c.polling && !this.records)
+        throw new InputError(
+          `no OUI traffic: ${c.entries} ${c.entries === 1 ? 'entry' : 'entries'}, none a WebSocket or Engine.IO long-polling exchange (export the HAR with its WebSocket messages: Chrome DevTools → Network → "Export HAR (with content)")`,
+        );
+      this.skipped += c.skipped;
+      this.problems.push(...this.har!.problems);
+    }
+    return this.report();
+  }
+
+  private report(): LintReport {
+    const notes = this.notes;
+    if (this.skipped) notes.push(`${this.skipped} ${this.skipped === 1 ? 'record' : 'records'} skipped (${this.problems[0] ?? ''}${this.skipped > 1 ? ', …' : ''})`);
+    if (this.outOfOrder) notes.push(`${this.outOfOrder} events of a client more than ${this.window} records out of time order in the file: applied where they came`);
+    const m = this.model;
+    if (m.findingsDropped) notes.push(`${m.findingsDropped} older findings dropped (the model keeps ${m.findings.length})`);
+    if (m.clientsDropped) notes.push(`${m.clientsDropped} events of clients past the model's client limit not checked`);
+    if (m.internalErrors) notes.push(`${m.internalErrors} events the model failed on (a bug of OUI DevTools, not of the traffic): ${m.lastInternalError ?? ''}`);
+    const dropped: Record<string, number> = {};
+    for (const c of m.clients.values()) for (const [k, n] of Object.entries(c.dropped)) dropped[k] = (dropped[k] ?? 0) + n;
+    const parts = Object.entries(dropped).filter(([, n]) => n > 0);
+    if (parts.length) notes.push(`bounded lists dropped their oldest entries: ${parts.map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    let experiments = 0;
+    const findings: LintedFinding[] = [];
+    for (const f of m.findings) {
+      if (f.experiment) {
+        experiments++;
+        continue;
+      }
+      findings.push({ ...f, locations: this.located.get(f.id) ?? f.events.map((id) => this.locationOf(id)) });
+    }
+    return { kind: this.kind!, events: this.fed, clients: [...this.clients.values()], findings, experiments, notes };
+  }
+}
+
+function keysOf(m: Map<string, unknown>): Set<string> {
+  return { has: (k: string) => m.has(k) } as Set<string>;
+}
+
+function short(v: unknown, max = 40): string {
+  let text: string;
+  try {
+    text = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+  } catch {
+    text = typeof v;
+  }
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,156 @@
+/**
+ * `oui-devtools lint`: streams each file through the JSON scanner into the
+ * lint engine, applies the rule settings, prints one format, and sets the
+ * exit status (0 clean, 1 findings at or above --fail-on, 2 unusable input or
+ * usage, with one line on stderr saying why).
+ */
+import { createReadStream, statSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { JsonScanner, ScanError } from './json-scan.ts';
+import { InputError, LintEngine, type LintReport } from './engine.ts';
+import { atLeast, format, type FileResult } from './format.ts';
+import { USAGE, UsageError, parseArgs, type Options } from './options.ts';
+
+export interface Io {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean };
+  cwd: string;
+  version: string;
+}
+
+/** Files smaller than this get no progress line. */
+const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
+
+/** One line: control characters and newlines flattened. */
+function line(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
+}
+
+function parsed(text: string, where: string, at: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`invalid JSON in ${where} (line ${at}): ${line((e as Error).message).slice(0, 120)}`);
+  }
+}
+
+function membersOf(members: Array<[string, string]>, where: string, at: number): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of members) Object.defineProperty(o, k, { value: parsed(v, `${where}.${k}`, at), enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
+/** Lints one input stream. Throws InputError / ScanError for unusable input. */
+export async function lintStream(input: AsyncIterable<Uint8Array | string>, opts: { spec?: string; onBytes?: (n: number) => void } = {}): Promise<LintReport> {
+  const engine = new LintEngine(opts.spec ? { specVersion: opts.spec } : {});
+  const scanner = new JsonScanner({
+    top: (key, text) => engine.top(key, parsed(text, `"${key}"`, scanner.line)),
+    log: (key, text) => engine.log(key, parsed(text, `log.${key}`, scanner.line)),
+    record: (array, index, text, at) => {
+      const value = parsed(text, `${array}[${index}]`, at);
+      if (array === 'clients') engine.sessionClient(value, index);
+      else engine.sessionEvent(value, index, at);
+    },
+    entryHead: (index, members, at, list) => engine.harHead(index, membersOf(members, `log.entries[${index}]`, at), at, list),
+    wsMessage: (entry, index, text, at, list) => engine.harMessage(entry, index, parsed(text, `log.entries[${entry}].${list}[${index}]`, at), at, list),
+    entryEnd: (index, members, at) => engine.harEnd(index, membersOf(members, `log.entries[${index}]`, at), at),
+  });
+  const enc = new TextEncoder();
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? enc.encode(chunk) : chunk;
+    scanner.write(bytes);
+    opts.onBytes?.(bytes.length);
+  }
+  scanner.end();
+  return engine.finish();
+}
+
+function applyRules(report: LintReport, rules: Options['rules']): LintReport {
+  if (!Object.keys(rules).length) return report;
+  const findings = [];
+  for (const f of report.findings) {
+    const s = Object.hasOwn(rules, f.rule) ? rules[f.rule]! : undefined;
+    if (s === 'off') continue;
+    findings.push(s ? { ...f, severity: s } : f);
+  }
+  return { ...report, findings };
+}
+
+function mb(n: number): string {
+  return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}
+
+export async function runLint(args: string[], io: Io): Promise<number> {
+  let opts: Options;
+  try {
+    opts = parseArgs(args, io.cwd);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`lint: ${line(e.message)}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (opts.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (opts.version) {
+    io.stdout.write(`${io.version}\n`);
+    return 0;
+  }
+  const results: FileResult[] = [];
+  let unusable = false;
+  if (opts.files.filter((f) => f === '-').length > 1) {
+    io.stderr.write('lint: "-" (standard input) can be given once\n');
+    return 2;
+  }
+  for (const file of opts.files) {
+    const name = file === '-' ? '<stdin>' : file;
+    let size = 0;
+    if (file !== '-') {
+      try {
+        const st = statSync(file);
+        if (st.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+        size = st.size;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        io.stderr.write(`lint: ${name}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : line(String(e))}\n`);
+        unusable = true;
+        continue;
+      }
+    }
+    const tty = io.stderr.isTTY === true && (file === '-' || size >= PROGRESS_MIN_BYTES);
+    let read = 0;
+    let shown = 0;
+    const progress = (n: number) => {
+      read += n;
+      const now = Date.now();
+      if (!tty || now - shown < 200) return;
+      shown = now;
+      const pct = size ? ` ${Math.floor((read / size) * 100)}%` : '';
+      io.stderr.write(`\r\u001b[Klint: ${name}${pct} (${mb(read)}${size ? ` of ${mb(size)}` : ''})`);
+    };
+    try {
+      const input = file === '-' ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+      const report = await lintStream(input as AsyncIterable<Uint8Array>, { ...(opts.spec ? { spec: opts.spec } : {}), onBytes: progress });
+      results.push({ file, report: applyRules(report, opts.rules) });
+    } catch (e) {
+      if (tty) io.stderr.write('\r\u001b[K');
+      if (e instanceof InputError || e instanceof ScanError) {
+        const why = e instanceof ScanError && /^empty input$/.test(e.message) ? 'empty file' : e.message;
+        io.stderr.write(`lint: ${name}: ${line(why)}\n`);
+      } else {
+        const err = e as NodeJS.ErrnoException;
+        io.stderr.write(`lint: ${name}: cannot be read (${line(err.code ?? err.message ?? String(e))})\n`);
+      }
+      unusable = true;
+      continue;
+    }
+    if (tty) io.stderr.write('\r\u001b[K');
+  }
+  if (results.length) io.stdout.write(format(opts.format, results, opts.failOn, io.version));
+  if (unusable) return 2;
+  return results.some((r) => r.report.findings.some((f) => atLeast(f.severity, opts.failOn))) ? 1 : 0;
+}

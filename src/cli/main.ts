@@ -1,0 +1,35 @@
+/**
+ * `oui-devtools`: the command line of OUI DevTools. One command today, `lint`.
+ * Node only (files, streams, exit status); what it runs is the session model
+ * the panel runs (src/session).
+ */
+import { readFileSync } from 'node:fs';
+import { USAGE } from './options.ts';
+import { runLint, type Io } from './lint.ts';
+
+declare const __OUI_VERSION__: string | undefined;
+
+function version(): string {
+  if (typeof __OUI_VERSION__ === 'string') return __OUI_VERSION__;
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function main(argv: string[], io: Omit<Io, 'version'>): Promise<number> {
+  const [command, ...rest] = argv;
+  const full: Io = { ...io, version: version() };
+  if (command === 'lint') return runLint(rest, full);
+  if (command === '--version' || command === '-v') {
+    io.stdout.write(`${full.version}\n`);
+    return 0;
+  }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout.write(`oui-devtools ${full.version}\n\n${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  io.stderr.write(`oui-devtools: unknown command ${JSON.stringify(command)} (the command is "lint"; see --help)\n`);
+  return 2;
+}
