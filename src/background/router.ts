@@ -36,6 +36,17 @@ const versionLine = (v: number) => `This panel speaks message protocol ${v}, the
 
 export function createRouter(deps: RouterDeps) {
   const panels = new Map<number, Set<PortLike>>();
+  /**
+   * Tabs marked stale by this worker: the storage write behind `staleTabs.mark`
+   * is asynchronous, and a panel that says hello between the mark and the
+   * write must still be told.
+   */
+  const staleHere = new Set<number>();
+  function markStale(tabId: number): void {
+    staleHere.add(tabId);
+    deps.staleTabs?.mark(tabId);
+    toPanels(tabId, { type: 'stale', line: STALE_LINE });
+  }
 
   function toPanels(tabId: number, message: ToPanel): void {
     for (const panel of panels.get(tabId) ?? []) {
@@ -77,9 +88,9 @@ export function createRouter(deps: RouterDeps) {
         if (!panels.has(tabId)) panels.set(tabId, new Set());
         panels.get(tabId)!.add(port);
         const id = tabId;
-        void deps.staleTabs?.has(id).then((stale) => {
-          if (stale) port.postMessage({ type: 'stale', line: STALE_LINE } satisfies ToPanel);
-        }, () => {});
+        const tell = () => port.postMessage({ type: 'stale', line: STALE_LINE } satisfies ToPanel);
+        if (staleHere.has(id)) tell();
+        else void deps.staleTabs?.has(id).then((stale) => stale && tell(), () => {});
       } else if (tabId === null) {
         return;
       } else if (m.type === 'subscribe') {
@@ -121,23 +132,21 @@ export function createRouter(deps: RouterDeps) {
         return { type: 'bridge:welcome' };
       }
       // A new top document: whatever the reload left stale is gone.
-      if (!m.late && frameId === 0) deps.staleTabs?.clear(tabId);
+      if (!m.late && frameId === 0) {
+        staleHere.delete(tabId);
+        deps.staleTabs?.clear(tabId);
+      }
       return panels.has(tabId) ? { type: 'bridge:welcome', subscribe: { type: 'subscribe', cursors: {} } } : { type: 'bridge:welcome' };
     },
     /** A bridge injected after an extension reload found no hook it can reach: only a reload of the page captures it again. */
     stale(message: unknown, sender: PortLike['sender']): boolean {
       const tabId = sender?.tab?.id;
       if (readBridgeRequest(message)?.type !== 'bridge:stale' || typeof tabId !== 'number') return false;
-      if ((sender?.frameId ?? 0) !== 0) return true;
-      deps.staleTabs?.mark(tabId);
-      toPanels(tabId, { type: 'stale', line: STALE_LINE });
+      if ((sender?.frameId ?? 0) === 0) markStale(tabId);
       return true;
     },
     /** The tab could not be given a new bridge at all (no permission to script it). */
-    markStale(tabId: number): void {
-      deps.staleTabs?.mark(tabId);
-      toPanels(tabId, { type: 'stale', line: STALE_LINE });
-    },
+    markStale,
     watched(tabId: number): boolean {
       return panels.has(tabId);
     },

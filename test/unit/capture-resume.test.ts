@@ -134,4 +134,22 @@ describe('background: restored pages and stale tabs', () => {
     router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 7 }, frameId: 0 });
     assert.ok(!stale.has(7));
   });
+
+  it('a panel that says hello while the stale mark is still being written is told all the same', async () => {
+    // Storage that has not finished writing: the mark is not readable yet.
+    const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async () => true, staleTabs: { mark: () => {}, clear: () => {}, has: async () => false } });
+    router.markStale(9);
+    const panel = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
+    router.connect(panel);
+    panel.send({ type: 'panel:hello', v: PROTOCOL, tabId: 9 });
+    await new Promise((r) => setTimeout(r, 0));
+    assert.deepEqual(panel.received, [{ type: 'stale', line: STALE_LINE }]);
+    // A new document in the tab: no longer stale, for a panel opened after it.
+    router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 9 }, frameId: 0 });
+    const after = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
+    router.connect(after);
+    after.send({ type: 'panel:hello', v: PROTOCOL, tabId: 9 });
+    await new Promise((r) => setTimeout(r, 0));
+    assert.deepEqual(after.received, []);
+  });
 });
