@@ -200,7 +200,7 @@ describe('capture resumes', () => {
       const panel = await openPanel(run, await tabOf(run, page));
       // The socket's open, the registration and every frame.
       const count = panel.getByTestId('event-count');
-      const deadline = Date.now() + 90_000;
+      const deadline = Date.now() + 180_000; // a wait for a loaded machine, not a timing
       while ((await count.innerText()) !== `${FRAMES + 2} / ${FRAMES + 2} events`) {
         if (Date.now() > deadline) assert.fail(`the panel shows ${await count.innerText()}, not ${FRAMES + 2} events`);
         await panel.waitForTimeout(250);
