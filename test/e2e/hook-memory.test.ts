@@ -37,7 +37,7 @@ async function heapAfter(b: Browser, url: string): Promise<number> {
   const app = await b.context.newPage();
   const cdp = await b.context.newCDPSession(app);
   await app.goto(url);
-  await app.waitForFunction(() => document.title === 'done', undefined, { timeout: 60_000 });
+  await app.waitForFunction(() => document.title === 'done', undefined, { timeout: 180_000 }); // a wait, not a timing
   await app.waitForTimeout(200);
   for (let i = 0; i < 3; i++) await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
