@@ -209,7 +209,8 @@ function sarif(results: FileResult[], version: string): unknown {
         results: results.flatMap(({ file, report }) =>
           report.findings.map((f) => {
             const loc = main(f);
-            const uri = file === '-' ? 'stdin' : file.replace(/\\/g, '/');
+            // A URI reference (SARIF's artifactLocation.uri): each path segment percent-encoded.
+            const uri = file === '-' ? 'stdin' : file.replace(/\\/g, '/').split('/').map(encodeURIComponent).join('/');
             return {
               ruleId: f.rule,
               ...(index.has(f.rule) ? { ruleIndex: index.get(f.rule) } : {}),

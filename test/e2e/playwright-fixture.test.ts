@@ -1,9 +1,10 @@
 /**
  * oui-devtools/playwright in a real @playwright/test run: the sample suite in
- * test/playwright (the demo shop, and a small page that breaks the protocol
- * on purpose) runs once as a child process, as an app's CI would run its own
- * tests, with the spec that must fail allowed to fail. Then its outcome, the
- * failure text and the attached oui-session.json files are checked.
+ * test/playwright (the demo shop; the demo shop with deliberately wrong
+ * clients, `?broken=surface-id,result-id`; and a small page that breaks the
+ * protocol on purpose) runs once as a child process, as an app's CI would run
+ * its own tests, with the specs that must fail allowed to fail. Then its
+ * outcome, the failure texts and the attached oui-session.json files are checked.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ const CONFIG = 'test/playwright/playwright.config.ts';
 const FAILING = 'a client that breaks the protocol fails toHaveNoFindings';
 const DEMO = 'the demo shop: every transport captured, in the page and a popup, no findings';
 const FINDINGS = 'findings carry rule, section and party';
+const BROKEN_DEMO = 'the demo with a deliberately wrong client fails toHaveNoFindings';
 
 interface Run {
   code: number | null;
@@ -103,10 +105,10 @@ after(() => {
 });
 
 describe('oui-devtools/playwright in a Playwright run', () => {
-  test('the run fails for exactly the page that breaks the protocol', () => {
+  test('the run fails for exactly the pages that break the protocol', () => {
     const outcomes = allTests(run.report.suites).map((t) => `${t.title}: ${t.test.status}`);
     assert.equal(run.code, 1, `the run exits 1 (a test failed):\n${run.output}`);
-    assert.deepEqual(outcomes.sort(), [`${FAILING}: unexpected`, `${DEMO}: expected`, `${FINDINGS}: expected`].sort(), run.output);
+    assert.deepEqual(outcomes.sort(), [`${FAILING}: unexpected`, `${BROKEN_DEMO}: unexpected`, `${DEMO}: expected`, `${FINDINGS}: expected`].sort(), run.output);
     assert.deepEqual(run.report.errors, [], 'no error outside the tests');
   });
 
@@ -139,6 +141,39 @@ describe('oui-devtools/playwright in a Playwright run', () => {
     });
     // The reporter shows the same text.
     assert.ok(run.output.includes('1. error surface-id §3.2 (party at fault: client)'), run.output);
+  });
+
+  test('the demo with a wrong client fails with each finding\'s rule, section, party, client and event in the message', () => {
+    const result = testOf(BROKEN_DEMO).results.at(-1)!;
+    const message = stripAnsi(result.errors.map((e) => e.message ?? '').join('\n'));
+    assert.match(message, /expect\(oui\)\.toHaveNoFindings\(\{ min: 'warning' \}\)/);
+    assert.match(message, /Received: 2 findings \(4 clients, /);
+    const entries = message.split(/\n(?=\d+\. )/).slice(1);
+    assert.equal(entries.length, 2, message);
+    const file = sessionOf(BROKEN_DEMO);
+    const expected: Array<[string, string, string, RegExp, string]> = [
+      // The notifications client registered its surface under its display name (?broken=surface-id).
+      ['error', 'surface-id', '§3.2', /\n {3}client: websocket ws:\/\/127\.0\.0\.1:\d+\/ws-json in http:\/\/127\.0\.0\.1:\d+\/\?broken=surface-id,result-id\n/, 'surface:register'],
+      // The shop client answered under a requestId of its own (?broken=result-id), over Socket.IO.
+      ['warning', 'result-unknown-request', '§7.3.3', /\n {3}client: socket\.io \/\/127\.0\.0\.1:\d+\/socket\.io\/ \/oui in http:\/\/127\.0\.0\.1:\d+\/\?broken=/, 'action:result'],
+    ];
+    entries.forEach((entry, i) => {
+      const [severity, rule, section, client, type] = expected[i]!;
+      const head = `${i + 1}. ${severity} ${rule} ${section} (party at fault: client)`;
+      assert.ok(entry.startsWith(head), `entry ${i + 1} starts with "${head}":\n${entry}`);
+      assert.match(entry, client);
+      const event = new RegExp(`\\n {3}event: #(\\d+) ${type} \\(client → runtime\\) at \\+\\d+\\.\\d{3} s, id (\\S+)`).exec(entry);
+      assert.ok(event, `entry ${i + 1} names its event:\n${entry}`);
+      const ev = file.events[Number(event[1]) - 1];
+      assert.equal(ev?.type, type);
+      assert.equal(ev?.id, event[2]);
+    });
+    assert.match(entries[0]!, /surface id "Notifications" does not match/);
+    assert.match(entries[1]!, /result for [0-9a-f-]{36}:result, a request this client never received/);
+    assert.ok(run.output.includes('1. error surface-id §3.2 (party at fault: client)'), run.output);
+    // Read back as the panel would, the variant's session has the same findings and every transport of the demo.
+    assert.deepEqual(importedFindings(file).filter((f) => f.severity !== 'info').map((f) => `${f.severity} ${f.rule} ${f.section}`), ['error surface-id §3.2', 'warning result-unknown-request §7.3.3']);
+    assert.deepEqual([...new Set(file.clients.map((c) => c.kind))].sort(), ['direct', 'postmessage', 'socket.io', 'websocket']);
   });
 
   test('each test has its oui-session.json, and the panel reading it finds what the matcher found', () => {

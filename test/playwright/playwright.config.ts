@@ -4,9 +4,10 @@
  * The specs import the fixture as an app would, `oui-devtools/playwright` (the
  * package's own "exports"), so the build must have run (npm run build).
  *
- * OUI_FIXTURE_SHOW_FAILURES=1 runs the spec that breaks the protocol on
- * purpose as a plain test, so that it fails and its message can be checked;
- * without it, that test is expected to fail and the suite passes.
+ * OUI_FIXTURE_SHOW_FAILURES=1 runs the specs that break the protocol on
+ * purpose (violations.spec.ts's small page, demo-broken.spec.ts's demo with
+ * wrong clients) as plain tests, so that they fail and their messages can be
+ * checked; without it, those tests are expected to fail and the suite passes.
  * OUI_FIXTURE_REPORT=path adds a JSON report; OUI_FIXTURE_OUTPUT=dir sets where results and attachments go.
  */
 import { defineConfig } from '@playwright/test';

@@ -23,6 +23,15 @@
  * with a reason. Pure: no DOM, Node or extension API.
  */
 import type { CapturedClient, CapturedItem, CapturedPayload } from '../../capture/types.ts';
+
+/**
+ * A WebSocket message's `time`: Chrome's DevTools writes epoch seconds,
+ * Playwright's recorder epoch milliseconds. Seconds since 1970 stay below
+ * 1e11 until the year 5138, milliseconds are above it since 1973.
+ */
+export function harTimeMs(time: number): number {
+  return time > 1e11 ? time : time * 1000;
+}
 import { parseEngineUrl } from '../../protocol/index.ts';
 
 /** The hook id every HAR-born item carries (one capture, one hook). */
@@ -148,7 +157,7 @@ export class HarCapture {
     const out: HarItem[] = [];
     for (const raw of list) {
       if (!isObj(raw) || !num(raw.time) || (raw.type !== 'open' && raw.type !== 'close' && raw.type !== 'error')) continue;
-      out.push({ hook: HAR_HOOK, client: client.id, t: raw.time * 1000, kind: raw.type, ...(str(raw.note) ? { note: raw.note } : {}) });
+      out.push({ hook: HAR_HOOK, client: client.id, t: harTimeMs(raw.time), kind: raw.type, ...(str(raw.note) ? { note: raw.note } : {}) });
     }
     return out;
   }
@@ -177,7 +186,7 @@ export class HarCapture {
     // Control frames (close 8, ping 9, pong 10) carry no application data.
     if (opcode >= 8) return null;
     const payload: CapturedPayload = opcode === 2 ? { base64: m.data } : { text: m.data };
-    const item: HarItem = { hook: HAR_HOOK, client: client.id, t: m.time * 1000, kind: 'frame', dir: m.type === 'send' ? 'out' : 'in', payload };
+    const item: HarItem = { hook: HAR_HOOK, client: client.id, t: harTimeMs(m.time), kind: 'frame', dir: m.type === 'send' ? 'out' : 'in', payload };
     if (m._ouiInjected === true) item.injected = true;
     if (m._ouiHeld === true) item.held = true;
     return item;

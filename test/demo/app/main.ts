@@ -13,7 +13,14 @@
  *    `window.__OUI_DEVTOOLS_HOOK__`: help, driven by the in-page assistant.
  *
  * Works without the DevTools extension. Query parameters: `transport=websocket`,
- * `reanswerMs=N` (the §7.3.7 re-answer interval, default 8000).
+ * `reanswerMs=N` (the §7.3.7 re-answer interval, default 8000), and, for the
+ * tests that must catch a wrong client, `broken=` one or more of (comma-separated):
+ * - `result-id`: the shop client (Socket.IO) answers every request with a
+ *   result whose requestId is not the request's (it appends `:result`, an id
+ *   of its own making): §7.3.3, the runtime never gets its answer;
+ * - `surface-id`: the notifications client (plain WebSocket) registers its
+ *   surface under its display name, `Notifications`, not a valid id (§3.2).
+ * Without it every client is conformant.
  */
 import { io } from 'socket.io-client';
 import { Fetch, WebSocket as EngineWebSocket } from 'engine.io-client';
@@ -271,6 +278,8 @@ window.addEventListener('popstate', () => {
 // ------------------------------------------------------------ the clients
 
 const reanswerMs = Number(qs.get('reanswerMs')) || undefined;
+// `?broken=…`: clients that break the protocol on purpose (see the top of this file). Empty: none.
+const broken = new Set((qs.get('broken') ?? '').split(',').filter(Boolean));
 const activity: Array<ActivityEntry & { client: string }> = [];
 function onActivity(client: string) {
   return (e: ActivityEntry) => {
@@ -328,6 +337,7 @@ const shopClient = new OUIClient({
   onApprovalAsk: (ask) => askUser(shopClient)(ask),
   onActivity: onActivity('socket.io'),
   onChange: () => changedSoon(),
+  ...(broken.has('result-id') ? { faults: { resultRequestId: (id: string) => `${id}:result` } } : {}),
 });
 
 // 2. WebSocket JSON
@@ -823,7 +833,8 @@ $('#notif-mark-all')!.addEventListener('click', () => {
 if (location.pathname !== state.route) history.replaceState(null, '', state.route + location.search);
 renderView();
 for (const def of [shopNavDef, catalogDef, cartDef, checkoutDef, ordersDef]) shopClient.define(def);
-notifClient.define(notificationsDef);
+// `?broken=surface-id`: the display name used as the id, which §3.2 does not allow.
+notifClient.define(broken.has('surface-id') ? { ...notificationsDef, surface: { ...notificationsDef.surface, id: 'Notifications' } } : notificationsDef);
 helpClient.define(helpDef);
 changed();
 

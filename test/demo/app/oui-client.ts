@@ -123,6 +123,12 @@ export interface OUIClientOptions {
   onChange?: () => void;
   now?: () => number;
   warn?: (...args: unknown[]) => void;
+  /**
+   * For tests only: makes this client break the protocol on purpose. `resultRequestId`
+   * rewrites the requestId of every result it sends (a client that answers with an id
+   * of its own making instead of the request's, §7.3.3). Default: none, a conformant client.
+   */
+  faults?: { resultRequestId?: (requestId: string) => string };
 }
 
 interface RequestRecord {
@@ -685,6 +691,8 @@ export class OUIClient {
         this.activity({ requestId: result.requestId, surfaceId: record?.surfaceId ?? '', actionId: record?.actionId ?? '', kind: 'trimmed', note: `${omitted.join(', ')}: ${reason}` });
       }
       if (record) record.sentAt = this.now();
+      const wrongId = this.opts.faults?.resultRequestId;
+      if (wrongId) out = { ...out, requestId: wrongId(out.requestId) };
       this.link.send('action:result', out, (raw) => {
         const ack = normalizeAck(raw);
         if (ack.ok) {
