@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkItems, jsonBound, lastSeqs, CHUNK_BYTES } from '../../content/chunks.ts';
 import { CaptureIntake } from '../../src/session/wire/intake.ts';
-import { createRouter, STALE_LINE, type PortLike } from '../../src/background/router.ts';
+import { createRouter, STALE_LINE } from '../../src/background/router.ts';
+import { FakePort } from '../support/fake-port.ts';
 import { PROTOCOL } from '../../src/messages.ts';
 import type { CapturedItem } from '../../src/capture/types.ts';
 
@@ -71,21 +72,6 @@ describe('undelivered items', () => {
     assert.equal(intake.totalLost(), 0, 'nothing attributed to the page buffer');
   });
 });
-
-class FakePort implements PortLike {
-  received: unknown[] = [];
-  private fns: Array<(m: unknown) => void> = [];
-  readonly onMessage = { addListener: (fn: (m: unknown) => void) => void this.fns.push(fn) };
-  readonly onDisconnect = { addListener: () => {} };
-  constructor(readonly name: string, readonly sender?: PortLike['sender']) {}
-  postMessage(m: unknown): void {
-    this.received.push(m);
-  }
-  disconnect(): void {}
-  send(m: unknown): void {
-    for (const fn of this.fns) fn(m);
-  }
-}
 
 describe('background: restored pages and stale tabs', () => {
   const ORIGIN = 'chrome-extension://abcdefghijklmnop';

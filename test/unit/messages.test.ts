@@ -19,7 +19,8 @@ import {
   type HookMessage,
   type ToPanel,
 } from '../../src/messages.ts';
-import { createRouter, type PortLike } from '../../src/background/router.ts';
+import { createRouter } from '../../src/background/router.ts';
+import { FakePort } from '../support/fake-port.ts';
 import { pageAnything } from '../support/page-data.ts';
 
 const READERS = { readBridgeRequest, readBridgeWelcome, readFromPanel, readHookCommand, readHookMessage, readToPanel };
@@ -91,34 +92,16 @@ describe('message catalogue', () => {
 });
 
 describe('versioned hello', () => {
-  class Port implements PortLike {
-    received: unknown[] = [];
-    private fns: Array<(m: unknown) => void> = [];
-    readonly onMessage = { addListener: (fn: (m: unknown) => void) => void this.fns.push(fn) };
-    readonly onDisconnect = { addListener: () => {} };
-    constructor(
-      readonly name: string,
-      readonly sender: PortLike['sender'],
-    ) {}
-    postMessage(m: unknown): void {
-      this.received.push(m);
-    }
-    disconnect(): void {}
-    send(m: unknown): void {
-      for (const fn of this.fns) fn(m);
-    }
-  }
-
   it('a panel of another message version is told in one line and receives no capture', () => {
     const ORIGIN = 'chrome-extension://x';
     const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async () => true });
-    const panel = new Port('panel', { url: `${ORIGIN}/panel.html` });
+    const panel = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
     router.connect(panel);
     panel.send({ type: 'panel:hello', v: PROTOCOL + 1, tabId: 3 });
     assert.equal(panel.received.length, 1);
     assert.match(String((panel.received[0] as { line?: unknown }).line), new RegExp(`protocol ${PROTOCOL + 1}.*${PROTOCOL}`));
     assert.equal(router.watched(3), false);
-    const bridge = new Port('capture', { tab: { id: 3 }, frameId: 0 });
+    const bridge = new FakePort('capture', { tab: { id: 3 }, frameId: 0 });
     router.connect(bridge);
     bridge.send({ type: 'items', hook: 'h', items: [], clients: [] });
     assert.equal(panel.received.length, 1);
