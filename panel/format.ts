@@ -1,9 +1,27 @@
 /** Small text helpers shared by the views. Everything returns plain strings: page data is rendered as text only. */
 import type { WireEvent } from '../src/session/wire/wire.ts';
 
+/**
+ * What `toLocaleTimeString(undefined, { hour12: false })` says, from one
+ * formatter: that call builds a new one each time (about a millisecond),
+ * which a list of rows paid per row.
+ */
+let timeFormat: Intl.DateTimeFormat | undefined;
+/** The last second formatted: rows next to each other mostly share it. */
+let lastSecond = NaN;
+let lastText = '';
+
 export function clock(t: number): string {
   const d = new Date(t);
-  return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+  const time = d.getTime();
+  if (Number.isNaN(time)) return 'Invalid Date.NaN';
+  const second = Math.floor(time / 1000);
+  if (second !== lastSecond) {
+    timeFormat ??= new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric', hour12: false });
+    lastText = timeFormat.format(d);
+    lastSecond = second;
+  }
+  return `${lastText}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 
 export function ms(n: number | undefined): string {

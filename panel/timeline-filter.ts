@@ -70,23 +70,6 @@ export interface FilterSource {
 /** How the last update was done, for tests and the bench. */
 export type UpdateMode = 'full' | 'narrow' | 'widen' | 'append' | 'none';
 
-/** The matches of a query the filter narrowed from, to take up again when the query widens back. */
-interface Snapshot {
-  criteria: Normal;
-  list: WireEvent[];
-  places: number[];
-  /** Absolute place (evicted + index) up to which it was tested, and the last event tested. */
-  testedTo: number;
-  lastTested: WireEvent | undefined;
-  events: readonly WireEvent[];
-  epoch: unknown;
-  /** `changes` when it was taken: any later change of a request a verdict read makes it stale. */
-  changes: number;
-}
-
-/** Queries kept to widen back to: as many characters as one deletes in a row, about. */
-const MAX_SNAPSHOTS = 24;
-
 /** An ack's request, once found: it stays the same when the acknowledged event is evicted. */
 const ackRequests = new WeakMap<WireEvent, string>();
 
@@ -134,84 +117,102 @@ export function matchesTimeline(ev: WireEvent, c: TimelineCriteria, lookup: Filt
   return true;
 }
 
-/** Searchable text whose head (type and target) came from a request, which may change or appear later. */
-interface BorrowedText {
-  text: string;
-  requestId: string;
-  /** What it was built with: the request's surface and action, and the target they made. */
+/**
+ * What the free text is searched in, per event, built once: the lower-cased
+ * head (type and target, which ends in a space) and body (raw frame or
+ * payload, note). Kept apart so that a head borrowed from a request is
+ * rebuilt alone, and the body, mostly ASCII, is searched as a one-byte
+ * string (twice as fast as one joined to a head with "›" in it). Lower-casing
+ * the two apart is lower-casing them joined: the space between them is no
+ * context any mapping reads across (final sigma stops at it).
+ */
+interface Prepared {
+  head: string;
+  body: string;
+  /** The request the event belongs to when it was built. */
+  rid: string | undefined;
+  /** The head names the request's surface or action (results, acks). */
+  borrows: boolean;
+  /** What a borrowed head was built with. */
   surfaceId: string | undefined;
   actionId: string | undefined;
-  target: string;
-  /** Where the part that does not depend on the request starts. */
-  bodyAt: number;
 }
 
-type Text = string | BorrowedText;
-
-/** Per event, built once: a string, or one that borrowed its target from a request. */
-const texts = new WeakMap<WireEvent, Text>();
+const prepared = new WeakMap<WireEvent, Prepared>();
 
 /** Whether the free text of `ev` reads its request's surface or action. */
 function textBorrows(ev: WireEvent): boolean {
   return surfaceOf(ev) === undefined || (field(ev, 'actionId') === undefined && field(ev, 'observationId') === undefined && ev.type !== 'action:request');
 }
 
+function prepare(ev: WireEvent, rid: string | undefined, req: RequestFacts | undefined): Prepared {
+  const borrows = rid !== undefined && textBorrows(ev);
+  const p: Prepared = {
+    head: headOf(ev, targetOf(ev, borrows ? req : undefined)).toLowerCase(),
+    body: bodyOf(ev).toLowerCase(),
+    rid,
+    borrows,
+    surfaceId: borrows ? req?.surfaceId : undefined,
+    actionId: borrows ? req?.actionId : undefined,
+  };
+  prepared.set(ev, p);
+  return p;
+}
+
+/** The head of `ev` for request `req`: the one built, or built again if it borrowed other facts. */
+function headFor(ev: WireEvent, p: Prepared, req: RequestFacts | undefined): string {
+  if (!p.borrows || (req?.surfaceId === p.surfaceId && req?.actionId === p.actionId)) return p.head;
+  p.surfaceId = req?.surfaceId;
+  p.actionId = req?.actionId;
+  p.head = headOf(ev, targetOf(ev, req)).toLowerCase();
+  return p.head;
+}
+
+/** The prepared text of `ev`, built when missing or made for another request (an ack whose target came later). */
+function preparedOf(ev: WireEvent, rid: string | undefined, requestOf: (rid: string) => RequestFacts | undefined): Prepared {
+  const p = prepared.get(ev);
+  if (p && p.rid === rid) return p;
+  return prepare(ev, rid, rid === undefined ? undefined : requestOf(rid));
+}
+
 /**
  * The lower-cased text the free-text filter searches: type, target, raw frame
- * (or payload, cut at 2,000 characters), note. Cached; rebuilt only when the
- * target it borrowed from the request is no longer the same.
+ * (or payload, cut at 2,000 characters), note. Cached; a target borrowed from
+ * the request is rebuilt when it is no longer the same.
  */
 export function searchText(ev: WireEvent, req: RequestFacts | undefined, lookup: Pick<FilterLookup, 'event'>): string {
-  return textOf(texts.get(ev) ?? buildText(ev, lookup, () => req), ev, req);
-}
-
-function buildText(ev: WireEvent, lookup: Pick<FilterLookup, 'event'>, requestOf: (requestId: string) => RequestFacts | undefined): Text {
   const rid = requestIdOf(ev, lookup);
-  let built: Text;
-  if (rid !== undefined && textBorrows(ev)) {
-    const req = requestOf(rid);
-    const target = targetOf(ev, req);
-    const head = headOf(ev, target);
-    // Lower-casing maps character by character here (the head ends in a space), so the split point carries over.
-    built = { text: `${head}${bodyOf(ev)}`.toLowerCase(), requestId: rid, surfaceId: req?.surfaceId, actionId: req?.actionId, target, bodyAt: head.toLowerCase().length };
-  } else built = `${headOf(ev, targetOf(ev, undefined))}${bodyOf(ev)}`.toLowerCase();
-  texts.set(ev, built);
-  return built;
-}
-
-/** The text, with a borrowed head brought up to date with `req`. */
-function textOf(t: Text, ev: WireEvent, req: RequestFacts | undefined): string {
-  if (typeof t === 'string') return t;
-  if (req?.surfaceId === t.surfaceId && req?.actionId === t.actionId) return t.text;
-  t.surfaceId = req?.surfaceId;
-  t.actionId = req?.actionId;
-  const target = targetOf(ev, req);
-  if (target !== t.target) {
-    const head = headOf(ev, target).toLowerCase();
-    t.text = head + t.text.slice(t.bodyAt);
-    t.target = target;
-    t.bodyAt = head.length;
-  }
-  return t.text;
+  const p = preparedOf(ev, rid, () => req);
+  return headFor(ev, p, req) + p.body;
 }
 
 /** Whether `searchText` has been built for `ev`. */
 export function hasSearchText(ev: WireEvent): boolean {
-  return texts.has(ev);
+  return prepared.has(ev);
 }
 
 interface Normal extends TimelineCriteria {
   needle: string;
+  /** Ways the needle can run from the end of a head (which ends in a space) into the body: [head's end, body's start]. */
+  splits: Array<[string, string]>;
   /** Some criterion reads the event's request. */
   readsRequest: boolean;
 }
 
 function normal(c: TimelineCriteria): Normal {
-  return { ...c, needle: c.text.toLowerCase(), readsRequest: !!(c.surface || c.action || c.status || c.text) };
+  const needle = c.text.toLowerCase();
+  const splits: Array<[string, string]> = [];
+  for (let k = 1; k < needle.length; k++) if (needle[k - 1] === ' ') splits.push([needle.slice(0, k), needle.slice(k)]);
+  return { ...c, needle, splits, readsRequest: !!(c.surface || c.action || c.status || c.text) };
 }
 
 function same(a: Normal, b: Normal): boolean {
   return a.client === b.client && a.category === b.category && a.surface === b.surface && a.action === b.action && a.status === b.status && a.needle === b.needle && a.text === b.text;
+}
+
+/** The same but for the free text. */
+function sameButText(a: Normal, b: Normal): boolean {
+  return a.client === b.client && a.category === b.category && a.surface === b.surface && a.action === b.action && a.status === b.status;
 }
 
 /** Every event `next` admits, `prev` admits too, whatever the requests say. */
@@ -227,21 +228,93 @@ function narrows(prev: Normal, next: Normal): boolean {
   );
 }
 
-/** A request some verdicts read, with what they read. */
-interface Dependency {
+/**
+ * A request some events belong to, with what was last read of it; found
+ * once per event (when its text is lined up), not per pass.
+ */
+interface Entry {
   client: string;
   requestId: string;
   seen: RequestFacts | undefined;
   status: string | undefined;
   surfaceId: string | undefined;
   actionId: string | undefined;
-  /** Absolute places (evicted + index) of the events whose verdict read it, ascending. */
-  events: number[];
+  /** Absolute places (evicted + index) of its events, ascending. */
+  places: number[];
+  /** `clock` when what was read of it last changed. */
+  stamp: number;
 }
+
+/** The matches of a query the filter narrowed from, to take up again when the query widens back. */
+interface Snapshot {
+  criteria: Normal;
+  /** Its matches: buf[start..end), never written after it is taken. */
+  buf: Float64Array;
+  start: number;
+  end: number;
+  /** Absolute place (evicted + index) up to which it was tested, and the last event tested. */
+  testedTo: number;
+  lastTested: WireEvent | undefined;
+  events: readonly WireEvent[];
+  epoch: unknown;
+  /** `passes` when it was taken: a full pass since makes it stale. */
+  passes: number;
+  /** `clock` when it was taken: requests that changed since are tested again. */
+  clock: number;
+}
+
+/** Queries kept to widen back to: as many characters as one deletes in a row, about. */
+const MAX_SNAPSHOTS = 24;
 
 function lowerBound(xs: readonly number[], x: number): number {
   let lo = 0;
   let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The matching events: their absolute places (evicted + index) in a typed
+ * array, read through the source's events. No array of 100,000 events is
+ * built per keystroke (building one, and collecting it, cost more than the
+ * search). Valid until the filter's next update.
+ */
+export class Matches {
+  constructor(
+    private readonly events: readonly WireEvent[],
+    private readonly evicted: number,
+    private readonly buf: Float64Array,
+    private readonly start: number,
+    readonly length: number,
+  ) {}
+
+  at(i: number): WireEvent | undefined {
+    if (i < 0) i += this.length;
+    return i >= 0 && i < this.length ? this.events[this.buf[this.start + i]! - this.evicted] : undefined;
+  }
+
+  /** Where `ev` is among the matches, or -1. */
+  indexOf(ev: WireEvent): number {
+    const { events, evicted, buf, start } = this;
+    for (let k = 0; k < this.length; k++) if (events[buf[start + k]! - evicted] === ev) return k;
+    return -1;
+  }
+
+  toArray(): WireEvent[] {
+    const out: WireEvent[] = new Array(this.length);
+    for (let k = 0; k < this.length; k++) out[k] = this.events[this.buf[this.start + k]! - this.evicted]!;
+    return out;
+  }
+}
+
+const EMPTY = new Float64Array(0);
+
+/** The first k in [lo, hi) with xs[k] >= x. */
+function lowerBoundIn(xs: Float64Array, lo: number, hi: number, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (xs[mid]! < x) lo = mid + 1;
@@ -259,25 +332,37 @@ export class TimelineFilter {
   private evicted = 0;
   /** The last event tested: if it is no longer where it was, something was inserted before it. */
   private lastTested: WireEvent | undefined;
-  private list: WireEvent[] = [];
-  /** Absolute place of each match, ascending. */
-  private places: number[] = [];
-  /** Requests read, by client then request id. */
-  private deps = new Map<string, Map<string, Dependency>>();
-  /** Searchable text of events[i], kept in step with the tested prefix so the hot loops index instead of hashing. */
-  private texts: Array<Text | undefined> = [];
-  /** Dependencies may be stale (a full pass): read each request from the model. */
-  private fresh = false;
+  /** Absolute place of each match, ascending: buf[start..end). Appended to in place; a narrowing writes a new one. */
+  private buf: Float64Array = EMPTY;
+  private start = 0;
+  private end = 0;
+  /**
+   * Lined up with `events` (index i), for its first `aligned` events: the
+   * head and body searched, and the request each belongs to. The hot loops
+   * index these instead of hashing events.
+   */
+  private heads: string[] = [];
+  private bodies: string[] = [];
+  private entries: Array<Entry | undefined> = [];
+  private aligned = 0;
+  private lastAligned: WireEvent | undefined;
+  /** Requests by client and id, and in one array to read them all. */
+  private index = new Map<string, Map<string, Entry>>();
+  private entryList: Entry[] = [];
+  /** Counts changes found in requests. */
+  private clock = 0;
+  /** Counts full passes: what makes a snapshot stale. */
+  private passes = 0;
   private prepareAt = 0;
   private prepareEvents: readonly WireEvent[] | undefined;
   /** Queries narrowed from, newest last. */
   private snapshots: Snapshot[] = [];
-  /** Counts full passes and request changes found: what makes a snapshot stale. */
-  private changes = 0;
   /** How the last update went. */
   mode: UpdateMode = 'none';
   /** Events tested by the last update. */
   testedLast = 0;
+  /** Events tested by every update so far (the bench reads what a live batch cost from it). */
+  testedTotal = 0;
 
   constructor(private readonly lookup: FilterLookup) {}
 
@@ -286,37 +371,68 @@ export class TimelineFilter {
    * names the model requests are read from: another one re-tests everything.
    * The array is the filter's own and changes with the next update.
    */
-  update(source: FilterSource, criteria: TimelineCriteria, epoch: unknown): readonly WireEvent[] {
+  update(source: FilterSource, criteria: TimelineCriteria, epoch: unknown): Matches {
+    const matches = this.run(source, criteria, epoch);
+    this.testedTotal += this.testedLast;
+    return matches;
+  }
+
+  private run(source: FilterSource, criteria: TimelineCriteria, epoch: unknown): Matches {
     const next = normal(criteria);
     const end = Math.min(source.end, source.events.length);
     this.testedLast = 0;
-    if (!this.follows(source, end) || !this.criteria) {
-      this.texts = [];
-      this.deps.clear();
-      return this.full(source, end, next, epoch);
-    }
+    this.keepAligned(source);
+    if (!this.follows(source, end) || !this.criteria || epoch !== this.epoch) return this.full(source, end, next, epoch);
     this.dropEvicted(source.evicted);
     const prev = this.criteria;
     const changed = !same(prev, next);
-    if (epoch !== this.epoch) this.deps.clear();
-    if (epoch !== this.epoch) return this.full(source, end, next, epoch);
     this.mode = 'none';
-    // Requests first, under the criteria their verdicts were made with.
-    if (prev.readsRequest) this.recheck(prev);
+    // Requests first: what changed is tested again under the criteria its verdicts were made with.
+    if (prev.readsRequest || next.readsRequest) {
+      const stale = this.poll();
+      if (stale.length && prev.readsRequest) this.retest(stale, prev, Infinity);
+    }
     if (changed && !narrows(prev, next)) {
       if (!this.widen(source, next)) return this.full(source, end, next, epoch);
     } else if (changed) {
       this.snapshot(prev);
       this.criteria = next;
-      if (!next.readsRequest) this.deps.clear();
-      this.narrow(next);
+      this.narrow(prev, next);
       this.mode = 'narrow';
     }
     if (end > this.tested) {
       this.append(end, next);
       if (this.mode === 'none') this.mode = 'append';
     }
-    return this.list;
+    return this.matches();
+  }
+
+  private matches(): Matches {
+    return new Matches(this.events!, this.evicted, this.buf, this.start, this.end - this.start);
+  }
+
+  /** The lined-up prefix still starts `source.events`, less evictions; otherwise it is dropped. */
+  private keepAligned(source: FilterSource): void {
+    const gone = source.evicted - this.evicted;
+    const kept = this.aligned - Math.max(0, gone);
+    const ok = source.events === this.events && gone >= 0 && kept >= 0 && kept <= source.events.length && (kept === 0 || source.events[kept - 1] === this.lastAligned);
+    if (!ok) {
+      this.heads = [];
+      this.bodies = [];
+      this.entries = [];
+      this.aligned = 0;
+      this.lastAligned = undefined;
+      this.index.clear();
+      this.entryList = [];
+      return;
+    }
+    if (gone > 0 && this.aligned) {
+      const cut = Math.min(gone, this.aligned);
+      this.heads.splice(0, cut);
+      this.bodies.splice(0, cut);
+      this.entries.splice(0, cut);
+      this.aligned -= cut;
+    }
   }
 
   /** The source still starts with what was tested, less evictions from the front. */
@@ -329,22 +445,99 @@ export class TimelineFilter {
     return kept === 0 || source.events[kept - 1] === this.lastTested;
   }
 
-  /** Keeps the current matches of `c` before narrowing from it. */
+  /** Lines up the text and request of events up to `to` (not past what the source holds). */
+  private align(to: number): void {
+    const events = this.events!;
+    const lookup = this.lookup;
+    for (let i = this.aligned; i < to; i++) {
+      const ev = events[i]!;
+      const rid = requestIdOf(ev, lookup);
+      let entry: Entry | undefined;
+      if (rid !== undefined) {
+        let byId = this.index.get(ev.client);
+        if (!byId) this.index.set(ev.client, (byId = new Map()));
+        entry = byId.get(rid);
+        if (!entry) {
+          const req = lookup.request(ev.client, rid);
+          entry = { client: ev.client, requestId: rid, seen: req, status: req?.status, surfaceId: req?.surfaceId, actionId: req?.actionId, places: [], stamp: 0 };
+          byId.set(rid, entry);
+          this.entryList.push(entry);
+        }
+        entry.places.push(this.evicted + i);
+      }
+      const p = preparedOf(ev, rid, () => entry?.seen);
+      this.heads.push(headFor(ev, p, entry?.seen));
+      this.bodies.push(p.body);
+      this.entries.push(entry);
+    }
+    if (to > this.aligned) {
+      this.aligned = to;
+      this.lastAligned = events[to - 1];
+    }
+  }
+
+  /**
+   * Reads every request some event belongs to again; brings borrowed heads up
+   * to date. Returns the places of the events whose request changed.
+   */
+  private poll(): number[] {
+    const stale: number[] = [];
+    const { lookup, evicted } = this;
+    const list = this.entryList;
+    let kept = 0;
+    for (let k = 0; k < list.length; k++) {
+      const e = list[k]!;
+      const places = e.places;
+      if (places[places.length - 1]! < evicted) {
+        this.index.get(e.client)?.delete(e.requestId);
+        continue;
+      }
+      list[kept++] = e;
+      if (places[0]! < evicted) places.splice(0, lowerBound(places, evicted));
+      const req = lookup.request(e.client, e.requestId);
+      if (req === e.seen && req?.status === e.status && req?.surfaceId === e.surfaceId && req?.actionId === e.actionId) continue;
+      const heads = req?.surfaceId !== e.surfaceId || req?.actionId !== e.actionId;
+      e.seen = req;
+      e.status = req?.status;
+      e.surfaceId = req?.surfaceId;
+      e.actionId = req?.actionId;
+      e.stamp = ++this.clock;
+      for (const at of places) {
+        const i = at - evicted;
+        if (heads) {
+          const ev = this.events![i]!;
+          const p = prepared.get(ev);
+          if (p?.borrows) this.heads[i] = headFor(ev, p, req);
+        }
+        stale.push(at);
+      }
+    }
+    list.length = kept;
+    return stale;
+  }
+
+  /** Keeps the current matches of `c` before narrowing from it (the next matches are new arrays: no copy). */
   private snapshot(c: Normal): void {
     this.snapshots.push({
       criteria: c,
-      list: this.list.slice(),
-      places: this.places.slice(),
+      buf: this.buf,
+      start: this.start,
+      end: this.end,
       testedTo: this.evicted + this.tested,
       lastTested: this.lastTested,
       events: this.events!,
       epoch: this.epoch,
-      changes: this.changes,
+      passes: this.passes,
+      clock: this.clock,
     });
     if (this.snapshots.length > MAX_SNAPSHOTS) this.snapshots.shift();
   }
 
-  /** Takes up the matches of `c` kept when the filter narrowed from it, if they still hold; false when there are none. */
+  /**
+   * Takes up the matches of `c` kept when the filter narrowed from it, if
+   * they still hold: events of requests that changed since are tested again.
+   * False when there are none.
+   */
   private widen(source: FilterSource, c: Normal): boolean {
     let k = this.snapshots.length - 1;
     while (k >= 0 && !same(this.snapshots[k]!.criteria, c)) k--;
@@ -352,35 +545,41 @@ export class TimelineFilter {
     const snap = this.snapshots[k]!;
     this.snapshots.length = k;
     const tested = snap.testedTo - source.evicted;
-    if (snap.changes !== this.changes || snap.events !== source.events || snap.epoch !== this.epoch || tested < 0 || tested > this.tested) return false;
+    if (snap.passes !== this.passes || snap.events !== source.events || snap.epoch !== this.epoch || tested < 0 || tested > this.tested) return false;
     if (tested > 0 ? source.events[tested - 1] !== snap.lastTested : snap.testedTo > source.evicted) return false;
-    const cut = lowerBound(snap.places, source.evicted);
-    this.list = cut ? snap.list.slice(cut) : snap.list;
-    this.places = cut ? snap.places.slice(cut) : snap.places;
+    // Taken up as it is (appends write past its end, where nothing is kept); evicted places are skipped.
+    this.buf = snap.buf;
+    this.start = lowerBoundIn(snap.buf, snap.start, snap.end, source.evicted);
+    this.end = snap.end;
     this.tested = tested;
     this.lastTested = tested ? source.events[tested - 1] : undefined;
     this.criteria = c;
     this.mode = 'widen';
+    if (c.readsRequest && snap.clock !== this.clock) {
+      const stale: number[] = [];
+      for (const e of this.entryList) if (e.stamp > snap.clock) for (const at of e.places) if (at >= this.evicted) stale.push(at);
+      if (stale.length) this.retest(stale, c, snap.testedTo);
+      this.mode = 'widen';
+    }
     return true;
   }
 
-  private full(source: FilterSource, end: number, c: Normal, epoch: unknown): readonly WireEvent[] {
+  private full(source: FilterSource, end: number, c: Normal, epoch: unknown): Matches {
     this.snapshots = [];
-    this.changes++;
+    this.passes++;
     this.events = source.events;
     this.evicted = source.evicted;
     this.epoch = epoch;
     this.criteria = c;
     this.tested = 0;
-    this.list = [];
-    this.places = [];
-    // Kept while the source is the same: registering again is cheaper than anew. They may be stale, so this pass reads requests afresh.
-    if (!c.readsRequest) this.deps.clear();
-    this.fresh = true;
+    this.buf = new Float64Array(Math.max(1024, end));
+    this.start = 0;
+    this.end = 0;
+    // What is lined up stays; what was read of requests may be stale.
+    if (c.readsRequest) this.poll();
     this.append(end, c);
-    this.fresh = false;
     this.mode = 'full';
-    return this.list;
+    return this.matches();
   }
 
   private dropEvicted(evicted: number): void {
@@ -388,171 +587,119 @@ export class TimelineFilter {
     if (gone <= 0) return;
     this.tested -= gone;
     this.evicted = evicted;
-    this.texts.splice(0, gone);
-    const cut = lowerBound(this.places, evicted);
-    if (cut) {
-      this.list.splice(0, cut);
-      this.places.splice(0, cut);
-    }
+    this.start = lowerBoundIn(this.buf, this.start, this.end, evicted);
   }
 
   private append(end: number, c: Normal): void {
     const events = this.events!;
-    for (let i = this.tested; i < end; i++) {
-      const ev = events[i]!;
-      const at = this.evicted + i;
-      if (this.test(ev, c, at, i)) {
-        this.list.push(ev);
-        this.places.push(at);
-      }
+    if (c.readsRequest && end > this.aligned) this.align(end);
+    const evicted = this.evicted;
+    // Room for every new event; when short, the matches move to a buffer twice as large.
+    if (this.end + (end - this.tested) > this.buf.length) {
+      const grown = new Float64Array(Math.max(1024, 2 * (this.end - this.start + end - this.tested)));
+      grown.set(this.buf.subarray(this.start, this.end));
+      this.end -= this.start;
+      this.start = 0;
+      this.buf = grown;
     }
+    const buf = this.buf;
+    let n = this.end;
+    for (let i = this.tested; i < end; i++) if (this.test(events[i]!, c, i)) buf[n++] = evicted + i;
+    this.end = n;
     this.testedLast += end - this.tested;
     this.tested = end;
     this.lastTested = end ? events[end - 1] : undefined;
   }
 
-  /** Re-tests the current matches only: the new criteria admit nothing the old ones refused. */
-  private narrow(c: Normal): void {
-    const { list, places } = this;
-    let kept = 0;
-    for (let k = 0; k < list.length; k++) {
-      const ev = list[k]!;
-      const at = places[k]!;
-      if (this.test(ev, c, at, at - this.evicted)) {
-        list[kept] = ev;
-        places[kept++] = at;
+  /** Tests the current matches only, into a new buffer (the old one is the snapshot): the new criteria admit nothing the old ones refused. */
+  private narrow(prev: Normal, c: Normal): void {
+    const { buf, start, end, evicted } = this;
+    if (c.readsRequest && this.tested > this.aligned) this.align(this.tested);
+    const out = new Float64Array(Math.max(64, end - start));
+    let n = 0;
+    if (sameButText(prev, c)) {
+      // Only the text grew: every match already passes the rest; search the text alone.
+      const { heads, bodies } = this;
+      const { needle, splits } = c;
+      const crossing = splits.length > 0;
+      for (let k = start; k < end; k++) {
+        const at = buf[k]!;
+        const i = at - evicted;
+        const body = bodies[i]!;
+        if (body.includes(needle) || heads[i]!.includes(needle) || (crossing && crosses(heads[i]!, body, splits))) out[n++] = at;
+      }
+    } else {
+      const events = this.events!;
+      for (let k = start; k < end; k++) {
+        const at = buf[k]!;
+        if (this.test(events[at - evicted]!, c, at - evicted)) out[n++] = at;
       }
     }
-    this.testedLast += list.length;
-    list.length = kept;
-    places.length = kept;
+    this.testedLast += end - start;
+    // A much smaller result gets a buffer of its size: snapshots keep theirs.
+    this.buf = n < out.length >> 2 ? out.slice(0, Math.max(64, n * 2)) : out;
+    this.start = 0;
+    this.end = n;
   }
 
-  /** Re-reads each request a verdict read; re-tests the events of those that changed. */
-  private recheck(c: Normal): void {
-    const stale: number[] = [];
-    for (const byId of this.deps.values()) {
-      for (const [key, dep] of byId) {
-        const first = lowerBound(dep.events, this.evicted);
-        if (first) dep.events.splice(0, first);
-        if (!dep.events.length) {
-          byId.delete(key);
-          continue;
-        }
-        const req = this.lookup.request(dep.client, dep.requestId);
-        if (req === dep.seen && req?.status === dep.status && req?.surfaceId === dep.surfaceId && req?.actionId === dep.actionId) continue;
-        remember(dep, req);
-        for (const at of dep.events) stale.push(at);
-      }
-    }
-    if (!stale.length) return;
-    this.changes++;
+  /** Tests the events at `stale` (absolute places, any order, repeats allowed) again under `c`, below `limit`, and merges the verdicts into the matches. */
+  private retest(stale: number[], c: Normal, limit: number): void {
     stale.sort((a, b) => a - b);
     const add: number[] = [];
     const remove = new Set<number>();
+    let tested = 0;
     for (let k = 0; k < stale.length; k++) {
       const at = stale[k]!;
-      if (k && stale[k - 1] === at) continue;
-      const ev = this.events![at - this.evicted]!;
-      const now = this.test(ev, c, at, at - this.evicted);
-      const p = lowerBound(this.places, at);
-      const was = this.places[p] === at;
+      if ((k && stale[k - 1] === at) || at < this.evicted || at >= limit || at - this.evicted >= this.tested) continue;
+      tested++;
+      const i = at - this.evicted;
+      const now = this.test(this.events![i]!, c, i);
+      const p = lowerBoundIn(this.buf, this.start, this.end, at);
+      const was = p < this.end && this.buf[p] === at;
       if (now && !was) add.push(at);
       else if (!now && was) remove.add(at);
     }
-    this.testedLast += stale.length;
+    this.testedLast += tested;
     if (!add.length && !remove.size) return;
     // One merge however many changed: a burst of answers settles many requests at once.
-    const list: WireEvent[] = [];
-    const places: number[] = [];
+    const { buf, start, end } = this;
+    const out = new Float64Array(Math.max(1024, 2 * (end - start + add.length)));
+    let n = 0;
     let a = 0;
-    for (let k = 0; k <= this.places.length; k++) {
-      const at = k < this.places.length ? this.places[k]! : Infinity;
-      while (a < add.length && add[a]! < at) {
-        list.push(this.events![add[a]! - this.evicted]!);
-        places.push(add[a]!);
-        a++;
-      }
-      if (k === this.places.length) break;
-      if (remove.has(at)) continue;
-      list.push(this.list[k]!);
-      places.push(at);
+    for (let k = start; k <= end; k++) {
+      const at = k < end ? buf[k]! : Infinity;
+      while (a < add.length && add[a]! < at) out[n++] = add[a++]!;
+      if (k === end) break;
+      if (!remove.has(at)) out[n++] = at;
     }
-    this.list = list;
-    this.places = places;
+    this.buf = out;
+    this.start = 0;
+    this.end = n;
     this.mode = 'append';
   }
 
-  private depend(client: string, requestId: string, at: number): RequestFacts | undefined {
-    let byId = this.deps.get(client);
-    if (!byId) this.deps.set(client, (byId = new Map()));
-    let dep = byId.get(requestId);
-    if (!dep) {
-      dep = { client, requestId, seen: undefined, status: undefined, surfaceId: undefined, actionId: undefined, events: [] };
-      remember(dep, this.lookup.request(client, requestId));
-      byId.set(requestId, dep);
-    } else if (this.fresh) {
-      const req = this.lookup.request(client, requestId);
-      if (req !== dep.seen || req?.status !== dep.status || req?.surfaceId !== dep.surfaceId || req?.actionId !== dep.actionId) remember(dep, req);
-    }
-    const evs = dep.events;
-    if (!evs.length || evs[evs.length - 1]! < at) evs.push(at);
-    else {
-      const p = lowerBound(evs, at);
-      if (evs[p] !== at) evs.splice(p, 0, at);
-    }
-    return dep.seen;
-  }
-
-  /** The cached text of events[i] (event `ev`), built when first asked for. */
-  private textAt(i: number, ev: WireEvent): Text {
-    let t = this.texts[i];
-    if (t === undefined) {
-      t = texts.get(ev) ?? buildText(ev, this.lookup, (rid) => this.lookup.request(ev.client, rid));
-      this.texts[i] = t;
-    }
-    return t;
-  }
-
-  /** `matchesTimeline` for events[i] (event `ev`, absolute place `at`), over cached text, noting the requests the verdict read. */
-  private test(ev: WireEvent, c: Normal, at: number, i: number): boolean {
+  /** `matchesTimeline` for events[i] (event `ev`), over what is lined up: requests as last polled, text prepared. */
+  private test(ev: WireEvent, c: Normal, i: number): boolean {
     if (c.client && ev.client !== c.client) return false;
     if (c.category ? categoryOf(ev) !== c.category : ev.kind === 'other' && !ev.note) return false;
     if (!c.readsRequest) return true;
-    if (!c.surface && !c.action && !c.status) {
-      // Free text alone, the common case: the cached text says whether a request is read at all.
-      const t = this.textAt(i, ev);
-      if (typeof t === 'string') return t.includes(c.needle);
-      return textOf(t, ev, this.depend(ev.client, t.requestId, at)).includes(c.needle);
-    }
-    const rid = requestIdOf(ev, this.lookup);
-    const ownSurface = surfaceOf(ev);
-    const ownAction = field(ev, 'actionId');
-    // What the event says itself first: a verdict that fails on it reads no request.
-    if (c.surface && ownSurface !== undefined && !ownSurface.includes(c.surface)) return false;
-    if (c.action && ownAction !== undefined && !ownAction.includes(c.action)) return false;
-    const t = c.needle ? this.textAt(i, ev) : undefined;
-    if (typeof t === 'string' && !t.includes(c.needle)) return false;
-    const reads = rid !== undefined && (!!c.status || (!!c.surface && ownSurface === undefined) || (!!c.action && ownAction === undefined) || typeof t === 'object');
-    if (!reads) {
-      // No request to read (none named, or none of these criteria need one): undefined is its answer.
-      if (c.status) return false;
-      if (c.surface && ownSurface === undefined) return false;
-      if (c.action && ownAction === undefined) return false;
-      return true;
-    }
-    const req = this.depend(ev.client, rid, at);
-    if (c.surface && !(ownSurface ?? req?.surfaceId ?? '').includes(c.surface)) return false;
-    if (c.action && !(ownAction ?? req?.actionId ?? '').includes(c.action)) return false;
+    const req = this.entries[i]?.seen;
+    if (c.surface && !(surfaceOf(ev) ?? req?.surfaceId ?? '').includes(c.surface)) return false;
+    if (c.action && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(c.action)) return false;
     if (c.status && req?.status !== c.status) return false;
-    if (typeof t === 'object' && !textOf(t, ev, req).includes(c.needle)) return false;
+    if (c.needle) {
+      const body = this.bodies[i]!;
+      const head = this.heads[i]!;
+      if (!body.includes(c.needle) && !head.includes(c.needle) && !(c.splits.length > 0 && crosses(head, body, c.splits))) return false;
+    }
     return true;
   }
 
   /**
-   * Builds the searchable text of events that have none yet, while `deadline`
-   * leaves time (an IdleDeadline), so the first keystroke finds it ready.
-   * True while some remain.
+   * Builds the searchable text of events that have none yet, and lines up
+   * what the filter has tested, while `deadline` leaves time (an
+   * IdleDeadline), so the first keystroke finds it ready. True while some
+   * remain.
    */
   prepare(events: readonly WireEvent[], deadline: { timeRemaining(): number }): boolean {
     if (events !== this.prepareEvents || this.prepareAt > events.length) {
@@ -563,18 +710,27 @@ export class TimelineFilter {
       const stop = Math.min(events.length, this.prepareAt + 256);
       for (let i = this.prepareAt; i < stop; i++) {
         const ev = events[i]!;
-        if (!texts.has(ev)) buildText(ev, this.lookup, (rid) => this.lookup.request(ev.client, rid));
+        if (!prepared.has(ev)) {
+          const rid = requestIdOf(ev, this.lookup);
+          prepare(ev, rid, rid === undefined ? undefined : this.lookup.request(ev.client, rid));
+        }
       }
       this.prepareAt = stop;
+      if (deadline.timeRemaining() <= 1) return true;
+    }
+    // Then line up what was tested (the source as of the last update, so nothing in it is unchecked).
+    // Only while the tested prefix is as the last update left it: evictions and insertions since are the next update's to see.
+    if (events !== this.events || this.aligned >= this.tested || events[this.tested - 1] !== this.lastTested) return false;
+    while (this.aligned < this.tested) {
+      this.align(Math.min(this.tested, this.aligned + 1024));
       if (deadline.timeRemaining() <= 1) break;
     }
-    return this.prepareAt < events.length;
+    return this.aligned < this.tested;
   }
 }
 
-function remember(dep: Dependency, req: RequestFacts | undefined): void {
-  dep.seen = req;
-  dep.status = req?.status;
-  dep.surfaceId = req?.surfaceId;
-  dep.actionId = req?.actionId;
+/** Whether the needle runs from the end of `head` into `body`. */
+function crosses(head: string, body: string, splits: ReadonlyArray<readonly [string, string]>): boolean {
+  for (const [end, start] of splits) if (head.endsWith(end) && body.startsWith(start)) return true;
+  return false;
 }

@@ -2,12 +2,25 @@
  * A list that renders only the rows in view, so a session of 100,000 events
  * scrolls like one of ten. Rows have a fixed height. It follows the newest
  * row while scrolled to the bottom, like the Network panel.
+ *
+ * A new list (a filter keystroke, a live batch) is rendered once, at the
+ * place it will be shown: while following the newest row that is the bottom
+ * of the new list, known from its length, not read back from the DOM (which
+ * would lay out the rows of the old place first, then render and lay out
+ * again). Rows should be cheap to render again with the same props (memoised):
+ * scrolling by a row renders the list again.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
+/** What the list shows: an array, or anything read by index (the Timeline's matches). */
+export interface Items<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}
+
 export interface VirtualListProps<T> {
-  items: readonly T[];
+  items: Items<T>;
   rowHeight: number;
   render: (item: T, index: number) => ComponentChildren;
   /** Index to keep in view (keyboard selection). */
@@ -16,13 +29,16 @@ export interface VirtualListProps<T> {
   label: string;
 }
 
-const OVERSCAN = 10;
+/** Rows rendered beyond each edge: enough for a wheel step to show no gap, few enough that a new list lays out little more than the screen. */
+const OVERSCAN = 4;
 
 export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown, label }: VirtualListProps<T>) {
   const box = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(400);
   const stick = useRef(true);
+  /** The content height and box height the bottom was last scrolled to, so a render that moves nothing writes nothing (a write lays out). */
+  const pinned = useRef({ total: -1, height: -1 });
 
   useEffect(() => {
     const el = box.current;
@@ -32,26 +48,34 @@ export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown
     return () => ro.disconnect();
   }, []);
 
+  const total = items.length * rowHeight;
+  const bottom = Math.max(0, total - height);
+  // Following the newest row, the window is the bottom of this list; otherwise where the user scrolled (the browser clamps it when the list shrank).
+  const top = stick.current ? bottom : Math.min(scrollTop, bottom);
+
   useLayoutEffect(() => {
     const el = box.current;
-    if (el && stick.current) {
-      el.scrollTop = el.scrollHeight;
-      setScrollTop(el.scrollTop);
-    }
-  }, [items.length]);
+    if (!el || !stick.current) return;
+    const p = pinned.current;
+    if (p.total === total && p.height === height) return;
+    p.total = total;
+    p.height = height;
+    // Past the end: the browser stops at the bottom.
+    el.scrollTop = total;
+  });
 
   useLayoutEffect(() => {
     const el = box.current;
     if (!el || focusIndex === undefined || focusIndex < 0) return;
-    const top = focusIndex * rowHeight;
-    if (top < el.scrollTop) el.scrollTop = top;
-    else if (top + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = top + rowHeight - el.clientHeight;
+    const row = focusIndex * rowHeight;
+    if (row < el.scrollTop) el.scrollTop = row;
+    else if (row + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = row + rowHeight - el.clientHeight;
   }, [focusIndex]);
 
-  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - OVERSCAN);
-  const last = Math.min(items.length, Math.ceil((scrollTop + height) / rowHeight) + OVERSCAN);
+  const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);
+  const last = Math.min(items.length, Math.ceil((top + height) / rowHeight) + OVERSCAN);
   const rows = [];
-  for (let i = first; i < last; i++) rows.push(render(items[i]!, i));
+  for (let i = first; i < last; i++) rows.push(render(items.at(i)!, i));
 
   return (
     <div
@@ -64,11 +88,15 @@ export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown
       onKeyDown={onKeyDown}
       onScroll={(e) => {
         const el = e.currentTarget as HTMLDivElement;
+        const wasStuck = stick.current;
         stick.current = el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight;
+        // Still at the bottom (most often the scroll this list made itself): the window is already the bottom.
+        if (wasStuck && stick.current) return;
+        if (stick.current) pinned.current.total = -1;
         setScrollTop(el.scrollTop);
       }}
     >
-      <div style={{ height: `${items.length * rowHeight}px`, position: 'relative' }}>
+      <div style={{ height: `${total}px`, position: 'relative' }}>
         <div style={{ position: 'absolute', top: `${first * rowHeight}px`, left: 0, right: 0 }}>{rows}</div>
       </div>
     </div>

@@ -5,13 +5,14 @@
  * filtering itself is panel/timeline-filter.ts, incremental so that a
  * keystroke or a live batch at 100,000 events costs only what changed.
  */
+import { Component } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
 import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
 import { targetOf } from '../timeline-filter.ts';
-import { useModel } from '../store-context.ts';
+import { StoreContext, useModel } from '../store-context.ts';
 import type { PanelStore } from '../store.ts';
 import { EventDetail } from './event-detail.tsx';
 
@@ -19,11 +20,20 @@ const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observa
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
 const ROW = 20;
 
-/** Searchable text is built in idle time after events arrive, so the first keystroke does not pay for it. */
+/** Longest slice of idle time taken at once: a keystroke that comes during one waits for it to end. */
+const IDLE_SLICE_MS = 6;
+
+/**
+ * Searchable text is built in idle time after events arrive, so the first
+ * keystroke does not pay for it; in short slices, however much idle time the
+ * browser offers (up to 50 ms), so typing never waits long behind it.
+ */
 function prepareWhenIdle(store: PanelStore): () => void {
   if (typeof requestIdleCallback !== 'function') return () => {};
   let idle = requestIdleCallback(function step(deadline) {
-    if (store.filter.prepare(store.recorder.events, deadline)) idle = requestIdleCallback(step);
+    const until = performance.now() + IDLE_SLICE_MS;
+    const slice = { timeRemaining: () => Math.min(deadline.timeRemaining(), until - performance.now()) };
+    if (store.filter.prepare(store.recorder.events, slice)) idle = requestIdleCallback(step);
   });
   return () => cancelIdleCallback(idle);
 }
@@ -53,44 +63,68 @@ function details(ev: WireEvent, req: RequestState | undefined): string {
   }
 }
 
-function Row({ ev, index, selected }: { ev: WireEvent; index: number; selected: boolean }) {
-  const store = useModel();
-  const { model, recorder, selectedEvent } = store;
-  const req = store.requestOf(ev);
-  const client = recorder.clients.get(ev.client);
-  const isRequest = ev.type === 'action:request';
-  // The user's own experiment: the injected request itself, or what answers it.
-  const experiment = ev.injected === true || model.isExperiment(ev.id);
-  return (
-    <div
-      role="row"
-      aria-selected={selected}
-      class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''}`}
-      data-experiment={experiment ? 'true' : undefined}
-      data-type={typeLabel(ev)}
-      data-id={ev.id}
-      data-client-kind={client?.kind}
-      data-via={ev.via}
-      onClick={() => (selectedEvent.value = ev.id)}
-    >
-      <span class="c-time">{clock(ev.t)}</span>
-      <span class="c-client" title={client?.label}>{client?.kind ?? '?'}</span>
-      <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
-      <span class="c-type">
-        {typeLabel(ev)}
-        {ev.injected ? ' (injected)' : experiment ? ' (your experiment)' : ''}
-      </span>
-      <span class="c-target">{targetOf(ev, req)}</span>
-      <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
-      <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>
-      <span class="c-details">{details(ev, req)}</span>
-    </div>
-  );
+interface RowProps {
+  ev: WireEvent;
+  index: number;
+  selected: boolean;
+  /** The store's version: a row shows its request's status and duration, which a batch may change. */
+  version: number;
+}
+
+/**
+ * One event. Rendered again only when its props change: a keystroke or a
+ * scroll that keeps a row in view costs nothing for it.
+ */
+class Row extends Component<RowProps> {
+  static override contextType = StoreContext;
+  declare context: PanelStore;
+
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const p = this.props;
+    return next.ev !== p.ev || next.index !== p.index || next.selected !== p.selected || next.version !== p.version;
+  }
+
+  override render({ ev, index, selected }: RowProps) {
+    const store = this.context;
+    const { model, recorder, selectedEvent } = store;
+    const req = store.requestOf(ev);
+    const client = recorder.clients.get(ev.client);
+    const isRequest = ev.type === 'action:request';
+    // The user's own experiment: the injected request itself, or what answers it.
+    const experiment = ev.injected === true || model.isExperiment(ev.id);
+    const type = typeLabel(ev);
+    return (
+      <div
+        role="row"
+        aria-selected={selected}
+        class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''}`}
+        data-experiment={experiment ? 'true' : undefined}
+        data-type={type}
+        data-id={ev.id}
+        data-client-kind={client?.kind}
+        data-via={ev.via}
+        onClick={() => (selectedEvent.value = ev.id)}
+      >
+        <span class="c-time">{clock(ev.t)}</span>
+        <span class="c-client" title={client?.label}>{client?.kind ?? '?'}</span>
+        <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
+        <span class="c-type">
+          {type}
+          {ev.injected ? ' (injected)' : experiment ? ' (your experiment)' : ''}
+        </span>
+        <span class="c-target">{targetOf(ev, req)}</span>
+        <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
+        <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>
+        <span class="c-details">{details(ev, req)}</span>
+      </div>
+    );
+  }
 }
 
 export function Timeline() {
   const store = useModel();
   const { model, recorder, pausedAt, selectedClient, selectedEvent } = store;
+  const version = store.version.peek();
   const { category, surface: surfaceFilter, action: actionFilter, status: statusFilter, text } = store.ui.timeline;
   const events = recorder.events;
   const end = pausedAt.value === null ? events.length : Math.min(pausedAt.value, events.length);
@@ -101,8 +135,8 @@ export function Timeline() {
   );
   useEffect(() => prepareWhenIdle(store));
   const sel = selectedEvent.value;
-  const selIndex = sel ? list.findIndex((e) => e.id === sel) : -1;
   const selected = sel ? recorder.byId.get(sel) : undefined;
+  const selIndex = selected ? list.indexOf(selected) : -1;
   return (
     <div class="timeline">
       <div class="filterbar" role="search">
@@ -121,7 +155,7 @@ export function Timeline() {
             <option value={s}>{s}</option>
           ))}
         </select>
-        <span class="count" data-testid="event-count">
+        <span class="count" data-testid="event-count" data-filter-mode={store.filter.mode} data-filter-tested={store.filter.testedLast} data-filter-tested-total={store.filter.testedTotal}>
           {list.length} / {end} events
         </span>
       </div>
@@ -142,12 +176,15 @@ export function Timeline() {
             rowHeight={ROW}
             label="Events"
             focusIndex={selIndex}
-            render={(ev, i) => <Row key={ev.id} ev={ev} index={i} selected={ev.id === sel} />}
+            // Unkeyed: the rows on screen are reused by position, so a keystroke that changes the whole list rewrites their text
+            // rather than removing and building ~50 rows; a row whose props stay the same is not rendered again.
+            render={(ev, i) => <Row ev={ev} index={i} selected={ev.id === sel} version={version} />}
             onKeyDown={(e) => {
               if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
                 e.preventDefault();
                 const next = Math.max(0, Math.min(list.length - 1, selIndex + (e.key === 'ArrowDown' ? 1 : -1)));
-                if (list[next]) selectedEvent.value = list[next]!.id;
+                const ev = list.at(next);
+                if (ev) selectedEvent.value = ev.id;
               } else if (e.key === 'Escape') {
                 selectedEvent.value = null;
               }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from '../../panel/format.ts';
-import { NO_CRITERIA, TimelineFilter, matchesTimeline, searchText, type FilterLookup, type RequestFacts, type TimelineCriteria } from '../../panel/timeline-filter.ts';
+import { Matches, NO_CRITERIA, TimelineFilter, matchesTimeline, searchText, type FilterLookup, type RequestFacts, type TimelineCriteria } from '../../panel/timeline-filter.ts';
 
 const CATEGORIES: Array<Category | ''> = ['', 'requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
@@ -193,8 +193,8 @@ function apply(w: World, c: TimelineCriteria, o: Op): TimelineCriteria {
   }
 }
 
-function ids(evs: readonly WireEvent[]): string[] {
-  return evs.map((e) => e.id);
+function ids(evs: readonly WireEvent[] | Matches): string[] {
+  return ('toArray' in evs ? evs.toArray() : evs).map((e) => e.id);
 }
 
 /** The Timeline's filter before it was made incremental, verbatim but for its inputs. */
@@ -357,7 +357,7 @@ describe('Timeline filter', () => {
     const succeeded: TimelineCriteria = { ...NO_CRITERIA, status: 'succeeded' };
     const running: TimelineCriteria = { ...NO_CRITERIA, status: 'running' };
     const fs = new TimelineFilter(w);
-    assert.deepEqual(f.update(w.source(), succeeded, w.epoch), []);
+    assert.deepEqual(ids(f.update(w.source(), succeeded, w.epoch)), []);
     assert.deepEqual(ids(fs.update(w.source(), running, w.epoch)), [w.events[0]!.id]);
     w.add([result('r1')]);
     r1.status = 'succeeded';
@@ -379,7 +379,7 @@ describe('Timeline filter', () => {
     const ack: WireEvent = { id: 'ack', client: 'a', t: 0, dir: 'in', kind: 'ack', ackOf: 'res', payload: [{ ok: true }], size: 1 };
     w.add([request, result, ack]);
     const c: TimelineCriteria = { ...NO_CRITERIA, text: 'result cart › checkout' };
-    assert.deepEqual(f.update(w.source(), c, w.epoch), []);
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), []);
     w.requests.set('a\u0000r1', { status: 'succeeded', surfaceId: 'cart', actionId: 'checkout' });
     assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ['res']);
     assert.deepEqual(ids(f.update(w.source(), { ...NO_CRITERIA, action: 'check' }, w.epoch)), ['q', 'res', 'ack']);
@@ -400,5 +400,86 @@ describe('Timeline filter', () => {
     w.byId.delete('q');
     assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ['rc']);
     assert.deepEqual(ids(w.expected(c)), ['rc']);
+  });
+
+  test('a query that runs from the type and target into the payload is found, as in the joined text', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    const ev: WireEvent = { id: 'u', client: 'a', t: 0, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 'ΣURF', observationId: 'n', value: 'Σ' }, size: 1 };
+    w.add([ev]);
+    for (const text of ['› n {"surf', 'σurf › n {', 'n {"surfaceid":"σurf"', 'update σurf › n {"s', 'observation:update σurf › n {"surfaceid":"σurf","observationid":"n","value":"σ"} ', ' n ', 'n  {']) {
+      const c: TimelineCriteria = { ...NO_CRITERIA, text };
+      assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), text);
+    }
+    assert.equal(searchText(ev, undefined, w), `observation:update σurf › n {"surfaceid":"σurf","observationid":"n","value":"σ"} `);
+  });
+
+  test('widening back after a request changed tests only that request’s events again', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    const req = (rid: string): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'in', kind: 'event', type: 'action:request', payload: { requestId: rid, surfaceId: 's1', actionId: 'go', params: {} }, size: 1 });
+    const result = (rid: string): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'out', kind: 'event', type: 'action:result', payload: { requestId: rid, success: true }, size: 1 });
+    const noise = Array.from({ length: 300 }, (_, i): WireEvent => ({ id: w.nextId(), client: 'a', t: 0, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: i }, size: 1 }));
+    w.add([req('r1'), result('r1'), ...noise, req('r2'), result('r2')]);
+    w.requests.set('a\u0000r1', { status: 'running', surfaceId: 's1', actionId: 'go' });
+    const r2 = { status: 'running', surfaceId: 's1', actionId: 'go' };
+    w.requests.set('a\u0000r2', r2);
+    let c: TimelineCriteria = { ...NO_CRITERIA, status: 'running', text: 'r' };
+    f.update(w.source(), c, w.epoch);
+    c = { ...c, text: 'result' };
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+    assert.equal(f.mode, 'narrow');
+    // r2 succeeds while the narrower query is shown; deleting back takes up the kept matches and re-tests r2's two events only.
+    r2.status = 'succeeded';
+    assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+    c = { ...c, text: 'r' };
+    const widened = f.update(w.source(), c, w.epoch);
+    assert.equal(f.mode, 'widen');
+    assert.equal(f.testedLast, 2);
+    assert.deepEqual(ids(widened), ids(w.expected(c)));
+  });
+
+  test('the matches read by index, as the list shows them', () => {
+    const w = new World();
+    const f = new TimelineFilter(w);
+    w.add(Array.from({ length: 50 }, (_, i): WireEvent => ({ id: w.nextId(), client: 'a', t: i, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: i }, size: 1 })));
+    const c: TimelineCriteria = { ...NO_CRITERIA, text: '4' };
+    const m = f.update(w.source(), c, w.epoch);
+    const expected = w.expected(c);
+    assert.equal(m.length, expected.length);
+    assert.equal(m.at(0), expected[0]);
+    assert.equal(m.at(-1), expected[expected.length - 1]);
+    assert.equal(m.at(m.length), undefined);
+    assert.equal(m.indexOf(expected[3]!), 3);
+    assert.equal(m.indexOf(w.events[0]!), -1);
+    // Evictions from the front: the matches that remain keep their order.
+    w.events.splice(0, 10);
+    w.evicted += 10;
+    const after = f.update(w.source(), c, w.epoch);
+    assert.deepEqual(ids(after), ids(w.expected(c)));
+    assert.equal(f.testedLast, 0);
+    const total = f.testedTotal;
+    f.update(w.source(), { ...c, text: '45' }, w.epoch);
+    assert.equal(f.testedTotal, total + f.testedLast);
+  });
+
+  test('text prepared and lined up in idle time gives the same matches, and the keystroke after tests only the matches', () => {
+    fc.assert(
+      fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbOp, { maxLength: 20 }), (drafts, reqs, ops) => {
+        const w = new World();
+        w.add(materialise(w, drafts));
+        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+        const f = new TimelineFilter(w);
+        let c: TimelineCriteria = NO_CRITERIA;
+        f.update(w.source(), c, w.epoch);
+        for (const o of ops) {
+          c = apply(w, c, o);
+          // Idle time between updates, whatever the source did since (it may have evicted or inserted).
+          f.prepare(w.events, { timeRemaining: () => 50 });
+          assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), `after ${JSON.stringify(o)} with ${JSON.stringify(c)}`);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
