@@ -9,7 +9,7 @@
  *   → SessionModel.apply, then tick at the last event and finish(): what
  *     `replay()` and an imported session in the panel do.
  *
- * Bounded memory: records are ordered through two bounded heaps (captured
+ * Bounded memory: records are ordered through two bounded windows (captured
  * items by time before the decoder, wire events in canonical order before the
  * model) instead of collecting the file. Input whose disorder is within the
  * window (REORDER_WINDOW records) is ordered exactly as the panel orders a
@@ -28,7 +28,7 @@ import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import type { CapturedClient, CapturedItem } from '../capture/types.ts';
 
 /**
- * Records held for reordering, per heap. A session file is in time order
+ * Records held for reordering, per window. A session file is in time order
  * already (the panel's recorder keeps it so); a HAR is in order within each
  * entry, and one client's entries (polling, then its upgrade) follow each
  * other: only that per-client order changes findings.
@@ -69,56 +69,112 @@ export interface LintReport {
 /** The input cannot be linted: one line saying why. */
 export class InputError extends Error {}
 
-class Heap<T> {
-  private a: T[] = [];
+/**
+ * The records held for reordering, least first. Input is nearly always in
+ * order already, so a record goes at the end after one comparison; one that
+ * is not is put in its place by binary search. Taking the least is reading
+ * the front. The comparison is a total order on what is held (no two records
+ * compare equal), so records leave in the order a priority queue would give.
+ */
+class OrderedWindow<T> {
+  private a: Array<T | undefined> = [];
+  private head = 0;
   constructor(private readonly less: (x: T, y: T) => boolean) {}
   get size(): number {
-    return this.a.length;
+    return this.a.length - this.head;
   }
   push(v: T): void {
     const a = this.a;
-    a.push(v);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(a[i]!, a[p]!)) break;
-      [a[i], a[p]] = [a[p]!, a[i]!];
-      i = p;
+    const n = a.length;
+    if (n === this.head || !this.less(v, a[n - 1]!)) {
+      a.push(v);
+      return;
     }
+    // The first held record v sorts before (there is one: the last).
+    let lo = this.head;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.less(v, a[mid]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    a.splice(lo, 0, v);
   }
   pop(): T | undefined {
     const a = this.a;
-    if (!a.length) return undefined;
-    const top = a[0]!;
-    const last = a.pop()!;
-    if (a.length) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
-        if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
+    if (this.head >= a.length) return undefined;
+    const v = a[this.head]!;
+    a[this.head++] = undefined;
+    if (this.head === a.length) {
+      a.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= a.length) {
+      // Dropping the taken front now and then: a copy of what is held, at most once per as many records taken.
+      this.a = a.slice(this.head);
+      this.head = 0;
     }
-    return top;
+    return v;
+  }
+}
+
+/** What a record's JSON path is, by the kind of record. */
+const enum At {
+  Event,
+  Entry,
+  WsMessage,
+  OuiMessage,
+  PostData,
+  Content,
+}
+
+/**
+ * Where a record is, kept compact while its event waits and is remembered:
+ * the JSON path is written only for a finding that cites it.
+ */
+class Place {
+  constructor(
+    readonly index: number,
+    readonly line: number,
+    readonly at: At,
+    readonly entry: number,
+    readonly j: number,
+  ) {}
+
+  location(): Location {
+    return { index: this.index, path: this.path(), line: this.line };
+  }
+
+  private path(): string {
+    switch (this.at) {
+      case At.Event:
+        return `events[${this.index}]`;
+      case At.Entry:
+        return `log.entries[${this.entry}]`;
+      case At.WsMessage:
+        return `log.entries[${this.entry}]._webSocketMessages[${this.j}]`;
+      case At.OuiMessage:
+        return `log.entries[${this.entry}]._ouiMessages[${this.j}]`;
+      case At.PostData:
+        return `log.entries[${this.entry}].request.postData.text`;
+      case At.Content:
+        return `log.entries[${this.entry}].response.content.text`;
+    }
   }
 }
 
 interface QueuedItem {
   item: HarItem;
-  loc: Location;
+  loc: Place;
   n: number;
 }
 
 interface QueuedWire {
   p: Placed;
-  loc: Location | null;
+  loc: Place | null;
 }
+
+const itemLess = (x: QueuedItem, y: QueuedItem): boolean => x.item.t < y.item.t || (x.item.t === y.item.t && x.n < y.n);
+const wireLess = (x: QueuedWire, y: QueuedWire): boolean => comparePlaced(x.p, y.p) < 0;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -134,12 +190,15 @@ export class LintEngine {
   readonly model: SessionModel;
   private readonly window: number;
   private readonly clients = new Map<string, WireClient>();
-  private locations = new Map<string, Location>();
-  private oldLocations = new Map<string, Location>();
+  /** The clients' keys, as readEvent asks for them. */
+  private readonly clientKeys = { has: (k: string) => this.clients.has(k) } as Set<string>;
+  private locations = new Map<string, Place>();
+  private oldLocations = new Map<string, Place>();
   /** Per client, the last event applied: an event of the same client that sorts before it came too late to be ordered. */
   private readonly lastOfClient = new Map<string, Placed>();
   private readonly located = new Map<string, Array<Location | null>>();
   private lastFindingSeq = 0;
+  private lastFinding: Finding | undefined;
   private records = 0;
   private fed = 0;
   private lastT: number | undefined;
@@ -158,8 +217,8 @@ export class LintEngine {
   private readonly added = new Set<string>();
   private readonly seqs = new Map<string, number>();
   private itemN = 0;
-  private readonly items = new Heap<QueuedItem>((x, y) => x.item.t < y.item.t || (x.item.t === y.item.t && x.n < y.n));
-  private readonly wires = new Heap<QueuedWire>((x, y) => comparePlaced(x.p, y.p) < 0);
+  private readonly items = new OrderedWindow<QueuedItem>(itemLess);
+  private readonly wires = new OrderedWindow<QueuedWire>(wireLess);
   private readonly clocks = new SourceClocks();
   private harEntries = false;
 
@@ -215,10 +274,23 @@ export class LintEngine {
   }
 
   private readSessionEvent(raw: unknown, index: number, line: number): void {
-    const ev = readEvent(raw, keysOf(this.clients));
+    const ev = readEvent(raw, this.clientKeys);
     if (!ev.ok) return this.skip(`event ${index + 1}: ${ev.why}`);
     this.records++;
-    this.queueWire(ev.value, { index, path: `events[${index}]`, line });
+    this.queueWire(this.lean(ev.value), new Place(index, line, At.Event, -1, -1));
+  }
+
+  /**
+   * An event read from the file, as it waits for its turn: without the raw
+   * frame text (the model never reads it; the panel's raw view does), and
+   * naming its client by the client record's own key string rather than a
+   * copy per event.
+   */
+  private lean(ev: WireEvent): WireEvent {
+    if (ev.raw !== undefined) ev.raw = undefined;
+    const client = this.clients.get(ev.client);
+    if (client) ev.client = client.key;
+    return ev;
   }
 
   private skip(why: string): void {
@@ -247,7 +319,7 @@ export class LintEngine {
   /** An entry's members up to its message list. */
   harHead(index: number, entry: Obj, line: number, list: string): void {
     const har = this.capture();
-    if (list === '_webSocketMessages') this.queueItems(har.head(index, entry), { index: -1, path: `log.entries[${index}]`, line });
+    if (list === '_webSocketMessages') this.queueItems(har.head(index, entry), new Place(-1, line, At.Entry, index, -1));
     else if (isObj(entry._ouiClient)) this.ouiClient(entry._ouiClient, index);
   }
 
@@ -256,13 +328,13 @@ export class LintEngine {
     const har = this.capture();
     if (list === '_ouiMessages') {
       // Wire events of a client HAR has no record for (our own export): read as a session file's events.
-      const ev = readEvent(raw, keysOf(this.clients));
+      const ev = readEvent(raw, this.clientKeys);
       if (!ev.ok) return this.skip(`log.entries[${index}]._ouiMessages[${j}]: ${ev.why}`);
       this.records++;
-      this.queueWire(ev.value, { index: this.records - 1, path: `log.entries[${index}]._ouiMessages[${j}]`, line });
+      this.queueWire(this.lean(ev.value), new Place(this.records - 1, line, At.OuiMessage, index, j));
       return;
     }
-    const loc = { index: this.records++, path: `log.entries[${index}]._webSocketMessages[${j}]`, line };
+    const loc = new Place(this.records++, line, At.WsMessage, index, j);
     this.queueItems(har.message(index, j, raw), loc);
   }
 
@@ -273,8 +345,8 @@ export class LintEngine {
     const items = har.end(index, entry);
     for (const item of items) {
       const body = item.kind === 'frame' && item.url !== undefined;
-      const path = body ? `log.entries[${index}].${item.dir === 'out' ? 'request.postData' : 'response.content'}.text` : `log.entries[${index}]`;
-      this.queueItems([item], { index: body ? this.records++ : -1, path, line });
+      const at = body ? (item.dir === 'out' ? At.PostData : At.Content) : At.Entry;
+      this.queueItems([item], new Place(body ? this.records++ : -1, line, at, index, -1));
     }
   }
 
@@ -284,7 +356,7 @@ export class LintEngine {
     if (!this.clients.has(c.value.key)) this.clients.set(c.value.key, c.value);
   }
 
-  private queueItems(items: HarItem[], loc: Location): void {
+  private queueItems(items: HarItem[], loc: Place): void {
     for (const item of items) {
       const q: QueuedItem = { item, loc, n: this.itemN++ };
       this.items.push(q);
@@ -304,7 +376,9 @@ export class LintEngine {
     }
     const seq = (this.seqs.get(id) ?? 0) + 1;
     this.seqs.set(id, seq);
-    const item: CapturedItem = { ...q.item, seq };
+    // The item is the engine's own (HarCapture made it for this queue): numbered in place.
+    const item = q.item as CapturedItem;
+    item.seq = seq;
     for (const ev of decoder.push(item)) {
       // The model never reads the raw frame text (the panel's raw view does): not kept while the event waits.
       if (ev.raw !== undefined) ev.raw = undefined;
@@ -314,7 +388,7 @@ export class LintEngine {
 
   // -- the model ------------------------------------------------------------------
 
-  private queueWire(ev: WireEvent, loc: Location | null): void {
+  private queueWire(ev: WireEvent, loc: Place | null): void {
     this.wires.push({ p: this.clocks.place(ev, 0), loc });
     if (this.wires.size > this.window) this.apply(this.wires.pop()!);
   }
@@ -340,12 +414,16 @@ export class LintEngine {
   }
 
   private locationOf(id: string): Location | null {
-    return this.locations.get(id) ?? this.oldLocations.get(id) ?? null;
+    return (this.locations.get(id) ?? this.oldLocations.get(id))?.location() ?? null;
   }
 
   /** Findings raised since the last look: their events' places in the file, while they are remembered. */
   private noteFindings(): void {
     const list = this.model.findings;
+    // New findings go at the end: the same last finding as at the last look means none came.
+    const last = list.length ? list[list.length - 1] : undefined;
+    if (last === this.lastFinding) return;
+    this.lastFinding = last;
     for (let i = list.length - 1; i >= 0; i--) {
       const f = list[i]!;
       const seq = Number(f.id.slice(1));
@@ -410,9 +488,6 @@ export class LintEngine {
   }
 }
 
-function keysOf(m: Map<string, unknown>): Set<string> {
-  return { has: (k: string) => m.has(k) } as Set<string>;
-}
 
 function short(v: unknown, max = 40): string {
   let text: string;

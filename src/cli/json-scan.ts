@@ -13,7 +13,9 @@
  * the members of the current HAR entry. Lines are counted (outside strings) so
  * a finding can point at the line of its record.
  *
- * Pure: bytes in (Uint8Array chunks of any size), callbacks out.
+ * Pure: bytes in (Uint8Array chunks of any size, which the caller may
+ * refill once write() returns: nothing of a chunk is kept but copies),
+ * callbacks out.
  */
 
 export interface ScanHandler {
@@ -71,6 +73,8 @@ const enum C {
 type Sink = { to: 'top' | 'log'; key: string } | { to: 'record'; array: 'clients' | 'events'; index: number; line: number } | { to: 'member'; frame: Frame; key: string } | { to: 'message'; entry: number; index: number; line: number; list: MessageList } | { to: 'skip' };
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
+/** Whole chunks, BOM kept (so that a chunk starting with one never lines up with its bytes, below). */
+const chunkDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export class JsonScanner {
   private stack: Frame[] = [];
@@ -84,12 +88,22 @@ export class JsonScanner {
   line = 1;
   /** Bytes consumed so far. */
   offset = 0;
+  /**
+   * The current chunk as text, when each of its bytes is one UTF-16 unit
+   * (ASCII, as files nearly always are): a record inside it is then a slice of
+   * it, not a decode of its own. Null when the chunk has other characters.
+   */
+  private chunkText: string | null = null;
+  private chunkOf: Uint8Array | null = null;
 
   constructor(private readonly h: ScanHandler) {}
 
   write(chunk: Uint8Array): void {
     const n = chunk.length;
     let i = 0;
+    // A caller may refill the same array: its text is decoded again.
+    this.chunkOf = null;
+    this.chunkText = null;
     // A UTF-8 byte-order mark at the very start.
     if (!this.started && this.offset === 0 && n >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
     while (i < n) {
@@ -255,7 +269,11 @@ export class JsonScanner {
     return i;
   }
 
-  /** Scans a captured or skipped value from buf[i]; returns where it stopped. */
+  /**
+   * Scans a captured or skipped value from buf[i]; returns where it stopped.
+   * One pass over the bytes in a tight loop: strings are mostly short, and a
+   * call out (indexOf) per string costs more than reading their bytes here.
+   */
   private scanValue(buf: Uint8Array, i: number): number {
     const v = this.value!;
     const keep = v.sink.to !== 'skip';
@@ -267,50 +285,36 @@ export class JsonScanner {
       v.started = true;
       if (c !== C.LBRACE && c !== C.LBRACKET && c !== C.QUOTE) v.scalar = true;
     }
-    while (i < n) {
-      if (inStr) {
-        // Jump to the next quote; it closes the string unless an odd run of backslashes precedes it.
-        if (esc) {
-          esc = false;
-          i++;
-          if (i >= n) break;
-        }
-        const q = buf.indexOf(C.QUOTE, i);
-        if (q < 0) {
-          let k = n - 1;
-          let bs = 0;
-          while (k >= i && buf[k] === C.BACKSLASH) {
-            bs++;
-            k--;
-          }
-          esc = bs % 2 === 1;
-          i = n;
-          break;
-        }
-        let k = q - 1;
-        let bs = 0;
-        while (k >= i && buf[k] === C.BACKSLASH) {
-          bs++;
-          k--;
-        }
-        i = q + 1;
-        if (bs % 2 === 1) continue;
-        inStr = false;
-        if (depth === 0) {
-          // A whole string value.
-          this.value = null;
-          this.finishValueWith(v, keep ? buf : null, start, i);
-          return i;
-        }
-        continue;
-      }
-      const c = buf[i]!;
-      if (v.scalar) {
-        // A number or literal ends at the first structural character or whitespace.
+    if (v.scalar) {
+      // A number or literal ends at the first structural character or whitespace.
+      while (i < n) {
+        const c = buf[i]!;
         if (c === C.COMMA || c === C.RBRACE || c === C.RBRACKET || c === C.SPACE || c === C.NL || c === C.TAB || c === C.CR) {
           this.value = null;
           this.finishValueWith(v, keep ? buf : null, start, i);
           return i;
+        }
+        i++;
+      }
+      if (keep) v.parts.push(copyOf(buf, start, n));
+      return n;
+    }
+    let line = this.line;
+    while (i < n) {
+      const c = buf[i]!;
+      if (inStr) {
+        // Inside a string only its end matters: a quote not escaped by a backslash (newlines here are not counted).
+        if (esc) esc = false;
+        else if (c === C.BACKSLASH) esc = true;
+        else if (c === C.QUOTE) {
+          inStr = false;
+          if (depth === 0) {
+            // A whole string value.
+            this.line = line;
+            this.value = null;
+            this.finishValueWith(v, keep ? buf : null, start, i + 1);
+            return i + 1;
+          }
         }
         i++;
         continue;
@@ -327,29 +331,34 @@ export class JsonScanner {
         case C.RBRACKET:
           depth--;
           if (depth === 0) {
+            this.line = line;
             this.value = null;
             this.finishValueWith(v, keep ? buf : null, start, i + 1);
             return i + 1;
           }
-          if (depth < 0) this.fail(`unexpected ${show(c)}`);
+          if (depth < 0) {
+            this.line = line;
+            this.fail(`unexpected ${show(c)}`);
+          }
           break;
         case C.NL:
-          this.line++;
+          line++;
           break;
       }
       i++;
     }
+    this.line = line;
     v.depth = depth;
     v.inStr = inStr;
     v.esc = esc;
-    if (keep) v.parts.push(buf.slice(start, n));
+    if (keep) v.parts.push(copyOf(buf, start, n));
     return n;
   }
 
   private finishValueWith(v: NonNullable<JsonScanner['value']>, buf: Uint8Array | null, start: number, end: number): void {
     const s = v.sink;
     if (s.to === 'skip' || !buf) return;
-    const text = textOf(v.parts, buf, start, end);
+    const text = v.parts.length ? decoder.decode(concat([...v.parts, buf.subarray(start, end)])) : this.textOf(buf, start, end);
     switch (s.to) {
       case 'top':
         this.h.top(s.key, text);
@@ -367,6 +376,23 @@ export class JsonScanner {
         this.h.wsMessage(s.entry, s.index, text, s.line, s.list);
         return;
     }
+  }
+
+  /**
+   * The text of buf[start, end). A chunk whose decoded length equals its byte
+   * length has only one-byte characters (every longer UTF-8 sequence, and
+   * every invalid run of more than one byte, decodes to fewer units than it
+   * has bytes), so its units line up with its bytes and the slice is what
+   * decoding those bytes alone gives.
+   */
+  private textOf(buf: Uint8Array, start: number, end: number): string {
+    if (this.chunkOf !== buf) {
+      this.chunkOf = buf;
+      const text = chunkDecoder.decode(buf);
+      this.chunkText = text.length === buf.length ? text : null;
+    }
+    const text = this.chunkText;
+    return text === null ? decoder.decode(buf.subarray(start, end)) : text.slice(start, end);
   }
 
   private scanKey(buf: Uint8Array, i: number): number {
@@ -396,7 +422,7 @@ export class JsonScanner {
       i++;
     }
     this.keyEsc = esc;
-    this.keyParts!.push(buf.slice(start, n));
+    this.keyParts!.push(copyOf(buf, start, n));
     if (this.keyParts!.reduce((a, p) => a + p.length, 0) > 4096) this.fail('member name over 4096 bytes');
     return n;
   }
@@ -404,6 +430,16 @@ export class JsonScanner {
 
 function frame(kind: 'obj' | 'arr', role: Role, line: number): Frame {
   return { kind, role, expect: kind === 'obj' ? 'key' : 'value', key: '', index: 0, line, any: false };
+}
+
+/**
+ * A copy of buf[start, end): the caller may reuse its chunk once write()
+ * returns (and a Node Buffer's slice() is a view, not a copy).
+ */
+function copyOf(buf: Uint8Array, start: number, end: number): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(buf.subarray(start, end));
+  return out;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -419,10 +455,6 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function textOf(parts: Uint8Array[], buf: Uint8Array, start: number, end: number): string {
-  if (!parts.length) return decoder.decode(buf.subarray(start, end));
-  return decoder.decode(concat([...parts, buf.subarray(start, end)]));
-}
 
 function show(c: number): string {
   return c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16).padStart(2, '0')}`;

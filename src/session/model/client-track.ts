@@ -5,7 +5,7 @@
  * bounded; nothing here is shown as is.
  */
 import type { OUIAction, OUISurface } from '../../protocol/index.ts';
-import { BoundedMap, SlidingWindow, pushBounded } from './bounded.ts';
+import { BoundedMap, OldestKey, SlidingWindow, pushBounded } from './bounded.ts';
 import type { FindingLog } from './findings.ts';
 import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './types.ts';
 import type { WireClient } from '../wire/wire.ts';
@@ -101,6 +101,8 @@ export class ClientTrack {
   /** Transport lost (§7.6.1), until the client registers again. */
   closed?: { t: number; eventId: string };
   readonly entries = new Map<string, RequestEntry>();
+  /** The oldest request id, for dropping past maxRequests (see OldestKey). */
+  private readonly oldestEntry = new OldestKey<string>(this.entries);
   /** Requests with no final result and no resolution: what tick() checks. */
   readonly open = new Set<RequestEntry>();
   /** Requests with a refused result not yet sent again (§7.3.6): what tick() checks. */
@@ -153,13 +155,7 @@ export class ClientTrack {
 
   /** Appends to one of the state's bounded lists, counting what falls off. */
   push<T>(listName: 'lifecycle' | 'hashes' | 'surfaceSets' | 'approvals' | 'acks', item: T): void {
-    const max = {
-      lifecycle: this.limits.maxLifecycle,
-      hashes: this.limits.maxHashes,
-      surfaceSets: this.limits.maxSurfaceSets,
-      approvals: this.limits.maxApprovals,
-      acks: this.limits.maxAcks,
-    }[listName];
+    const max = limitOf(this.limits, listName);
     this.drop(listName, pushBounded(this.state[listName] as T[], item, max));
   }
 
@@ -174,7 +170,8 @@ export class ClientTrack {
     this.state.requests.set(id, entry.state);
     this.open.add(entry);
     while (this.entries.size > this.limits.maxRequests) {
-      const [oldId, old] = this.entries.entries().next().value as [string, RequestEntry];
+      const oldId = this.oldestEntry.next()!;
+      const old = this.entries.get(oldId)!;
       this.entries.delete(oldId);
       this.state.requests.delete(oldId);
       this.open.delete(old);
@@ -199,6 +196,21 @@ export class ClientTrack {
     const actions = Array.isArray(surface.actions) ? surface.actions : [];
     const action = actions.find((a) => a !== null && typeof a === 'object' && a.id === actionId);
     return { surface, action };
+  }
+}
+
+function limitOf(limits: ModelLimits, listName: 'lifecycle' | 'hashes' | 'surfaceSets' | 'approvals' | 'acks'): number {
+  switch (listName) {
+    case 'lifecycle':
+      return limits.maxLifecycle;
+    case 'hashes':
+      return limits.maxHashes;
+    case 'surfaceSets':
+      return limits.maxSurfaceSets;
+    case 'approvals':
+      return limits.maxApprovals;
+    case 'acks':
+      return limits.maxAcks;
   }
 }
 

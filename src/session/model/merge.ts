@@ -70,17 +70,41 @@ export function sourceOf(ev: WireEvent): { src: string; hook: string } {
 
 /** Places events source by source: each source's time is its running maximum, its order its arrival order. */
 export class SourceClocks {
-  private readonly sources = new Map<string, { t: number; n: number }>();
+  private readonly sources = new Map<string, SourceClock>();
+  /** The source of the last event placed: consecutive events nearly always share it, and then no id is cut or looked up. */
+  private last: SourceClock | undefined;
 
   place(ev: WireEvent, arrived: number): Placed {
-    const { src, hook } = sourceOf(ev);
-    const prev = this.sources.get(src);
+    const id = typeof ev.id === 'string' ? ev.id : '';
+    const last = this.last;
+    let clock: SourceClock;
+    // `${src}/${seq}` of the last source: the same src, as sourceOf would cut it (its last '/' is right after src).
+    if (last !== undefined && last.fromId && id.length > last.src.length && id.charCodeAt(last.src.length) === 0x2f && id.startsWith(last.src) && id.indexOf('/', last.src.length + 1) < 0) {
+      clock = last;
+    } else {
+      const { src, hook } = sourceOf(ev);
+      let found = this.sources.get(src);
+      if (!found) this.sources.set(src, (found = { src, hook, fromId: id.lastIndexOf('/') > 0, t: -Infinity, n: -1 }));
+      clock = found;
+      this.last = clock;
+    }
     const own = typeof ev.t === 'number' && Number.isFinite(ev.t) ? ev.t : -Infinity;
-    const t = prev && prev.t > own ? prev.t : own;
-    const n = prev ? prev.n + 1 : 0;
-    this.sources.set(src, { t, n });
-    return { ev, t, src, n, hook, arrived };
+    const t = clock.n >= 0 && clock.t > own ? clock.t : own;
+    const n = clock.n + 1;
+    clock.t = t;
+    clock.n = n;
+    return { ev, t, src: clock.src, n, hook: clock.hook, arrived };
   }
+}
+
+/** A source's running time and count (n: place of its last event, -1 before its first). */
+interface SourceClock {
+  src: string;
+  hook: string;
+  /** src was cut from an event id (not the `client:` stream of ids without a '/'). */
+  fromId: boolean;
+  t: number;
+  n: number;
 }
 
 /** The canonical order of a recording: `events` holds each source's events in that source's order, interleaved any way. */

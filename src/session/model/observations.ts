@@ -58,8 +58,7 @@ export function discardObservations(track: ClientTrack, surfaceId: string): void
   }
 }
 
-function stateFor(track: ClientTrack, surfaceId: string, observationId: string): ObservationState | undefined {
-  const key = keyOf(surfaceId, observationId);
+function stateFor(track: ClientTrack, key: string, surfaceId: string, observationId: string): ObservationState | undefined {
   let st = track.state.observations.get(key);
   if (st) return st;
   if (track.state.observations.size >= track.limits.maxObservations) {
@@ -90,12 +89,16 @@ interface UpdateInput {
   pushed: boolean;
 }
 
+type ObservationRule = 'observation-unknown' | 'observation-invalid' | 'observation-out-of-order' | 'polling-pushed' | 'observation-rate';
+
+function raise(c: EventContext, rule: ObservationRule, subject: string, message: string): void {
+  c.track.log.raise({ rule, client: c.track.key, subject, message, events: [c.ev.id], t: c.ev.t });
+}
+
 export function applyObservation(c: EventContext, u: UpdateInput): void {
   const { track, ev } = c;
   const key = keyOf(u.surfaceId, u.observationId);
   const decl = declaredObservation(track, u.surfaceId, u.observationId);
-  const raise = (rule: 'observation-unknown' | 'observation-invalid' | 'observation-out-of-order' | 'polling-pushed' | 'observation-rate', subject: string, message: string) =>
-    track.log.raise({ rule, client: track.key, subject, message, events: [ev.id], t: ev.t });
 
   if (!decl && u.pushed && lostWithTransport(track, u.surfaceId)) {
     notReregistered(c, u.surfaceId, `pushed observation ${q(u.observationId)} of it`);
@@ -103,29 +106,29 @@ export function applyObservation(c: EventContext, u: UpdateInput): void {
   }
   if (!decl && track.surfacesKnown && u.pushed) {
     const where = track.state.surfaces.has(u.surfaceId) ? `surface ${q(u.surfaceId)} declares no observation ${q(u.observationId)}` : `surface ${q(u.surfaceId)} is not registered`;
-    raise('observation-unknown', key, `observation:update for ${q(key)}: ${where}`);
+    raise(c, 'observation-unknown', key, `observation:update for ${q(key)}: ${where}`);
     // A deregistered surface's observation state is discarded (§7.2): an update after it starts none.
     if (!track.state.surfaces.has(u.surfaceId)) return;
   }
-  const st = stateFor(track, u.surfaceId, u.observationId);
+  const st = stateFor(track, key, u.surfaceId, u.observationId);
   if (!st) return;
   const meta = track.observationMeta.get(key)!;
 
   if (u.pushed) {
     if (track.pulls.has(key)) track.pulls.delete(key);
     else if (st.updateFrequency === 'polling') {
-      raise('polling-pushed', key, `${q(key)} is a polling observation, pushed without an observation:request`);
+      raise(c, 'polling-pushed', key, `${q(key)} is a polling observation, pushed without an observation:request`);
     }
   }
 
   const verdict = decl ? validate(u.value, decl.schema) : { valid: true, errors: [] };
-  if (!verdict.valid) raise('observation-invalid', key, `value of ${q(key)} does not conform to its schema: ${errorsLine(verdict)}`);
+  if (!verdict.valid) raise(c, 'observation-invalid', key, `value of ${q(key)} does not conform to its schema: ${errorsLine(verdict)}`);
 
   const outOfOrder = st.currentTimestamp !== undefined && u.timestamp < st.currentTimestamp;
   let change: { patch: ReturnType<typeof initialChange>['patch']; summary: string[] };
   if (outOfOrder) {
     change = { patch: [], summary: [`out of order: timestamp ${u.timestamp} is older than ${st.currentTimestamp}; the latest value stays`] };
-    raise('observation-out-of-order', key, `update of ${q(key)} is ${secs(st.currentTimestamp! - u.timestamp)} older than the latest one; the runtime keeps the latest`);
+    raise(c, 'observation-out-of-order', key, `update of ${q(key)} is ${secs(st.currentTimestamp! - u.timestamp)} older than the latest one; the runtime keeps the latest`);
   } else {
     change = st.updates === 0 && st.history.length === 0 ? initialChange(u.value) : describeChange(st.current, u.value);
     st.current = u.value;
@@ -140,7 +143,7 @@ export function applyObservation(c: EventContext, u: UpdateInput): void {
         meta.inBurst = true;
         meta.bursts++;
         if (meta.bursts <= MAX_BURSTS_REPORTED) {
-          raise('observation-rate', `${key}#${meta.bursts}`, `${q(key)} updated ${st.rate} times within 1 s (on-change updates SHOULD be batched to at most ${MAX_ON_CHANGE_RATE} a second)`);
+          raise(c, 'observation-rate', `${key}#${meta.bursts}`, `${q(key)} updated ${st.rate} times within 1 s (on-change updates SHOULD be batched to at most ${MAX_ON_CHANGE_RATE} a second)`);
         }
       }
     } else if (st.rate <= MAX_ON_CHANGE_RATE) meta.inBurst = false;

@@ -184,8 +184,10 @@ export class SessionModel {
   private count(track: ClientTrack, key: string): void {
     const counts = track.state.counts;
     if (!Object.hasOwn(counts, key) && Object.keys(counts).length >= MAX_COUNT_KEYS) key = 'other types';
-    // Page-chosen names: `constructor` or `__proto__` must count as own members, never reach the prototype.
-    setMember(counts, key, (Object.hasOwn(counts, key) ? counts[key]! : 0) + 1);
+    // Page-chosen names: `constructor` or `__proto__` must count as own members, never reach the prototype
+    // (an own member, once there, is what an assignment writes: it shadows anything inherited).
+    if (Object.hasOwn(counts, key)) counts[key] = counts[key]! + 1;
+    else setMember(counts, key, 1);
   }
 
   private event(c: EventContext, type: string, payload: unknown): void {
@@ -199,14 +201,13 @@ export class SessionModel {
     if (!read.ok && read.extension) return;
     // Only guarded copies are read here: the parser's, or for an unusable event a fresh one.
     const copy = read.ok ? read.payload : safeObject(payload);
-    const label = labelOf(type, copy);
     // Before any finding is raised: whether this belongs to an experiment decides how its findings are marked.
     if (typeof copy?.requestId === 'string') {
       if (type === 'action:request') this.experiments.noteRequest(track.key, copy.requestId, ev.t, ev.injected === true);
       else if (type === 'action:result') this.experiments.noteResult(track.key, ev.id, copy.requestId, ev.t);
     }
     for (const p of read.problems) {
-      const filed = fileProblem(p, type, label, copy, ev.dir);
+      const filed = fileProblem(p, type, labelOf(type, copy), copy, ev.dir);
       track.log.raise({
         rule: filed.rule,
         client: track.key,
@@ -221,7 +222,7 @@ export class SessionModel {
       const errors = read.problems.filter((p) => p.severity === 'error');
       const why = errors.slice(0, 3).map((p) => `${p.path || '(payload)'}: ${p.message}`).join('; ') || 'unreadable payload';
       noteIgnoredRequest(c, type, copy);
-      track.log.raise({ rule: ev.dir === 'in' ? 'event-ignored-from-runtime' : 'event-ignored', client: track.key, subject: `${type}|${why}`, message: `${label} is malformed (${why}); the receiver must ignore it`, events: [ev.id], t: ev.t });
+      track.log.raise({ rule: ev.dir === 'in' ? 'event-ignored-from-runtime' : 'event-ignored', client: track.key, subject: `${type}|${why}`, message: `${labelOf(type, copy)} is malformed (${why}); the receiver must ignore it`, events: [ev.id], t: ev.t });
       return;
     }
     const expected = sentToClient(type) ? 'in' : 'out';
@@ -230,13 +231,13 @@ export class SessionModel {
         rule: expected === 'in' ? 'wrong-direction' : 'wrong-direction-from-runtime',
         client: track.key,
         subject: type,
-        message: `${label} travelled ${expected === 'in' ? 'from the client to its runtime' : 'from the runtime to the client'}; ${type} goes the other way`,
+        message: `${labelOf(type, copy)} travelled ${expected === 'in' ? 'from the client to its runtime' : 'from the runtime to the client'}; ${type} goes the other way`,
         events: [ev.id],
         t: ev.t,
       });
     }
     const p = read.payload;
-    if (expected === 'out') this.clock(c, type, p, label);
+    if (expected === 'out') this.clock(c, type, p);
     switch (type) {
       case 'surface:register':
         return onRegister(c, p);
@@ -258,7 +259,7 @@ export class SessionModel {
   }
 
   /** A client's own timestamps going backwards: its clock, or events stamped before they were built. */
-  private clock(c: EventContext, type: string, p: Record<string, unknown>, label: string): void {
+  private clock(c: EventContext, type: string, p: Record<string, unknown>): void {
     const ts = p.timestamp;
     if (typeof ts !== 'number' || !Number.isFinite(ts)) return;
     const { track, ev } = c;
@@ -269,7 +270,7 @@ export class SessionModel {
         rule: 'timestamp-backwards',
         client: track.key,
         subject: 'clock',
-        message: `${label} has timestamp ${ts}, ${Math.round(latest.ts - ts)} ms before the ${latest.type} the client sent earlier`,
+        message: `${labelOf(type, p)} has timestamp ${ts}, ${Math.round(latest.ts - ts)} ms before the ${latest.type} the client sent earlier`,
         events: [ev.id, latest.eventId],
         t: ev.t,
       });
@@ -346,7 +347,7 @@ export class SessionModel {
   }
 }
 
-/** "action:result <requestId>", "surface:register <id>": what a finding calls an event. */
+/** "action:result <requestId>", "surface:register <id>": what a finding calls an event (made only when a finding is raised). */
 function labelOf(type: string, p: Record<string, unknown> | undefined): string {
   const id = p ? (p.requestId ?? p.surfaceId ?? (isObj(p.surface) ? p.surface.id : undefined)) : undefined;
   return `${type}${typeof id === 'string' ? ` ${q(id)}` : ''}`;

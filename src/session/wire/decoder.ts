@@ -57,6 +57,10 @@ interface RawState {
   clientFrame?: string;
   /** WebSocket Engine.IO without a sid in its URL: lifecycle items seen before the handshake named the session. */
   early?: CapturedItem[];
+  /** `parseEngineUrl(info.url)`, read once per URL rather than per frame. */
+  engineUrl?: { of: string; parsed: ReturnType<typeof parseEngineUrl> };
+  /** The key of the client `fallbackClient` made, once it made it (it never changes for one raw client). */
+  fallbackKey?: string;
 }
 
 /** Captured items come from a page: a payload is read only when it is an object of a known shape. */
@@ -128,7 +132,7 @@ export class WireDecoder {
   }
 
   push(item: CapturedItem): WireEvent[] {
-    const state = this.raw.get(`${item.hook}/${item.client}`);
+    const state = this.stateOf(item.hook, item.client);
     if (!state) return [];
     try {
       switch (state.info.kind) {
@@ -147,6 +151,18 @@ export class WireDecoder {
     return [];
   }
 
+  /** The last raw client looked up: consecutive items nearly always come from the same one. */
+  private lastRaw?: { hook: string; client: string; state: RawState };
+
+  private stateOf(hook: string, client: string): RawState | undefined {
+    const last = this.lastRaw;
+    if (last && last.hook === hook && last.client === client) return last.state;
+    const state = this.raw.get(`${hook}/${client}`);
+    // Raw clients are added once and never replaced, so a found one can be remembered.
+    if (state && typeof hook === 'string' && typeof client === 'string') this.lastRaw = { hook, client, state };
+    return state;
+  }
+
   // -- clients --------------------------------------------------------------
 
   private client(key: string, make: () => Omit<WireClient, 'key'>): string {
@@ -163,15 +179,25 @@ export class WireDecoder {
     if (c) c.inject = target;
   }
 
+  /** `target` for a WebSocket or direct client, per frame: nothing is made when the client already points there. */
+  private targetHook(key: string, via: 'websocket' | 'direct', frameId: number, hook: string, client: string): void {
+    const c = this.clients.get(key);
+    if (!c) return;
+    const t = c.inject;
+    if (t && t.via === via && t.frameId === frameId && t.hook === hook && t.client === client) return;
+    c.inject = { via, frameId, hook, client };
+  }
+
   private fallbackClient(state: RawState): string {
+    if (state.fallbackKey !== undefined) return state.fallbackKey;
     const { info } = state;
-    return this.client(`${info.kind}:${info.id}@${state.frameId}:${info.url}`, () => ({
+    return (state.fallbackKey = this.client(`${info.kind}:${info.id}@${state.frameId}:${info.url}`, () => ({
       kind: info.kind,
       label: info.url,
       origin: info.origin,
       frameUrl: info.frameUrl,
       frameId: state.frameId,
-    }));
+    })));
   }
 
   private socketClient(state: RawState, session: EngineSession, namespace: string): string {
@@ -229,10 +255,12 @@ export class WireDecoder {
   // -- WebSocket --------------------------------------------------------------
 
   private websocket(state: RawState, item: CapturedItem): WireEvent[] {
-    const url = parseEngineUrl(state.info.url);
+    const of = state.info.url;
+    if (state.engineUrl?.of !== of) state.engineUrl = { of, parsed: parseEngineUrl(of) };
+    const url = state.engineUrl.parsed;
     if (url) return this.engineFrame(state, item, url.sid);
     const client = this.fallbackClient(state);
-    this.target(client, { via: 'websocket', frameId: state.frameId, hook: item.hook, client: item.client });
+    this.targetHook(client, 'websocket', state.frameId, item.hook, item.client);
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     if (text === null) {
@@ -452,7 +480,7 @@ export class WireDecoder {
       frameUrl: state.info.frameUrl,
       frameId: state.frameId,
     }));
-    this.target(client, { via: 'direct', frameId: state.frameId, hook: item.hook, client: item.client });
+    this.targetHook(client, 'direct', state.frameId, item.hook, item.client);
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     const parsed = text === null ? null : tryJson(text);
