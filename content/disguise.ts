@@ -43,6 +43,19 @@ export function disguise<F extends (...args: never[]) => unknown>(native: F, han
   return proxy;
 }
 
+/**
+ * `wrapper` standing for `native` without a Proxy (a Proxy's apply trap costs
+ * every call an arguments array): for the hot methods (WebSocket send). The
+ * caller makes `wrapper` a method definition of the native's name and
+ * parameter count, so that name, length, own keys and constructability are the
+ * native's; toString answers the native's source.
+ */
+export function disguiseMethod<F extends (...args: never[]) => unknown>(native: F, wrapper: F): F {
+  installToString();
+  wrapped.set(wrapper, native);
+  return wrapper;
+}
+
 /** A constructor wrapped the same way (WebSocket), whose instances still name it as their constructor. */
 export function disguiseConstructor<C extends abstract new (...args: never[]) => unknown>(native: C, construct: (target: C, args: unknown[], newTarget: Function) => object): C {
   installToString();

@@ -10,7 +10,7 @@
  * on the transport (registrations, observation updates) are recorded. Calls
  * are copied as JSON at call time, since the app may mutate the objects later.
  */
-import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
 
 type Fn = (...args: unknown[]) => unknown;
@@ -38,21 +38,23 @@ export function installDirectHook(buffer: CaptureBuffer): void {
     const entry: DirectClient = { client, handlers: new Set() };
     directClients.set(client.id, entry);
     if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(directClients.keys().next().value as string);
-    const record = (dir: 'in' | 'out', method: string, value: unknown, re?: number): number => recordCopy(dir, method, jsonPayload(value), re);
-    const recordCopy = (dir: 'in' | 'out', method: string, copied: ReturnType<typeof jsonPayload>, re?: number, held?: boolean): number => {
-      try {
-        const { text: _text, ...payload } = copied;
-        return buffer.record(client, 'frame', { dir, method, ...payload, ...(re ? { re } : {}), ...(held ? { held } : {}) }).seq;
-      } catch {
-        return 0; // Never into the app.
+    /** One sink per direction and method, made once: a call records only its copied value, a timestamp and its seq. */
+    const sinks = new Map<string, Sink>();
+    const sinkFor = (dir: 'in' | 'out', method: string): Sink => {
+      const k = `${dir} ${method}`;
+      let sink = sinks.get(k);
+      if (!sink) {
+        sink = buffer.sink(client, dir, { method });
+        sinks.set(k, sink);
       }
+      return sink;
     };
     const originals = new Map<string, unknown>();
 
-    const wrapAck = (dir: 'in' | 'out', method: string, cb: unknown, re: number) =>
+    const wrapAck = (sink: Sink, cb: unknown, re: number) =>
       typeof cb === 'function'
         ? function acknowledged(this: unknown, ack: unknown) {
-            record(dir, method, ack, re);
+            buffer.value(sink, ack, re);
             return (cb as Fn).call(this, ack);
           }
         : cb;
@@ -61,11 +63,13 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       const original = t[name] as Fn;
       let wrapped: Fn;
       if (name === 'onAction') {
+        const requests = sinkFor('in', 'onAction');
+        const receipts = sinkFor('out', 'receipt');
         wrapped = function onAction(this: unknown, handler: unknown, ...rest: unknown[]) {
           if (typeof handler !== 'function') return original.call(this, handler, ...rest);
           const h = function (this: unknown, request: unknown, receipt?: unknown) {
-            const seq = record('in', 'onAction', request);
-            return (handler as Fn).call(this, request, wrapAck('out', 'receipt', receipt, seq));
+            const seq = buffer.value(requests, request);
+            return (handler as Fn).call(this, request, wrapAck(receipts, receipt, seq));
           };
           entry.handlers.add(h);
           const off = original.call(this, h, ...rest);
@@ -76,23 +80,39 @@ export function installDirectHook(buffer: CaptureBuffer): void {
           };
         };
       } else if (name === 'sendResult') {
-        wrapped = function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown, ...rest: unknown[]) {
-          const copied = jsonPayload(result);
-          if (buffer.held.active && buffer.held.matches(copied.text, client.id)) {
-            // An answer to an injected request: captured, kept from the runtime, accepted as the runtime would.
-            const seq = recordCopy('out', 'sendResult', copied, undefined, true);
-            if (typeof onAcknowledged === 'function') {
-              queueMicrotask(() => buffer.injecting(() => (wrapAck('in', 'ack', onAcknowledged, seq) as Fn)({ ok: true })));
+        const results = sinkFor('out', 'sendResult');
+        const acks = sinkFor('in', 'ack');
+        wrapped = function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown) {
+          if (buffer.held.active) {
+            const copied = jsonPayload(result);
+            if (buffer.held.matches(copied.text, client.id)) {
+              // An answer to an injected request: captured, kept from the runtime, accepted as the runtime would.
+              let seq = 0;
+              try {
+                const item = buffer.record(client, 'frame', { dir: 'out', method: 'sendResult', payload: copied.payload, held: true });
+                if (copied.size !== undefined) item.size = copied.size;
+                seq = item.seq;
+              } catch {
+                // Never into the app.
+              }
+              if (typeof onAcknowledged === 'function') {
+                queueMicrotask(() => buffer.injecting(() => (wrapAck(acks, onAcknowledged, seq) as Fn)({ ok: true })));
+              }
+              return undefined;
             }
-            return undefined;
           }
-          const seq = recordCopy('out', 'sendResult', copied);
-          return original.call(this, result, wrapAck('in', 'ack', onAcknowledged, seq), ...rest);
+          const seq = buffer.value(results, result);
+          const ack = wrapAck(acks, onAcknowledged, seq);
+          if (arguments.length <= 2) return original.call(this, result, ack);
+          const args = Array.prototype.slice.call(arguments) as unknown[];
+          args[1] = ack;
+          return original.apply(this, args);
         };
       } else {
-        wrapped = function (this: unknown, ...args: unknown[]) {
-          record('out', name, args[0]);
-          return original.apply(this, args);
+        const calls = sinkFor('out', name);
+        wrapped = function (this: unknown) {
+          buffer.value(calls, arguments[0]);
+          return original.apply(this, arguments as unknown as unknown[]);
         };
       }
       try {

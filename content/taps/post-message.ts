@@ -5,9 +5,9 @@
  * compute the same client key, so the panel sees one conversation even when
  * its two halves were captured in two frames.
  */
-import { jsonPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts';
 import { pairingKey, type CapturedClient } from '../../src/capture/types.ts';
-import { isExtensionEventType, isProtocolEventType, sentToClient } from '../../src/protocol/types.ts';
+import { OUI_PROTOCOL_EVENT_TYPES, sentToClient } from '../../src/protocol/types.ts';
 import { natives } from '../natives.ts';
 
 
@@ -49,8 +49,13 @@ export function windowAt(path: string): Window | null {
   return w;
 }
 
+/** OUI event types, as a table read without calling anything a page may have replaced (Array.prototype.includes). */
+const OUI_TYPES: Record<string, true> = Object.create(null);
+for (const t of OUI_PROTOCOL_EVENT_TYPES) OUI_TYPES[t] = true;
+
 function isOUIType(type: unknown): type is string {
-  return isProtocolEventType(type) || isExtensionEventType(type);
+  // Extension event types start with `x-` (isExtensionEventType).
+  return typeof type === 'string' && (OUI_TYPES[type] === true || (type[0] === 'x' && type[1] === '-'));
 }
 
 /**
@@ -60,26 +65,53 @@ function isOUIType(type: unknown): type is string {
  */
 const PATH_TTL_MS = 250;
 
+/** What a peer's messages share while the frame tree stays: the two paths, the client and the sink. */
+interface Peer {
+  at: number;
+  self: string;
+  path: string;
+  client: CapturedClient;
+  key: string;
+  sink: Sink;
+}
+
 export function tapPostMessage(buffer: CaptureBuffer): void {
   const clients = new Map<string, CapturedClient>();
   let selfPath = '';
   let selfAt = -Infinity;
-  const peerPaths = new WeakMap<object, { path: string; at: number }>();
+  /** By source window; by origin for sources that are no window. */
+  const peers = new WeakMap<object, Peer>();
+  const origins = new Map<string, Peer>();
 
-  function pathOf(w: Window, now: number): string {
-    if (w === window) {
-      if (now - selfAt > PATH_TTL_MS) {
-        selfPath = framePath(window);
-        selfAt = now;
-      }
-      return selfPath;
+  function self(now: number): string {
+    if (now - selfAt > PATH_TTL_MS) {
+      selfPath = framePath(window);
+      selfAt = now;
     }
-    let known = peerPaths.get(w);
-    if (!known || now - known.at > PATH_TTL_MS) {
-      known = { path: framePath(w), at: now };
-      peerPaths.set(w, known);
+    return selfPath;
+  }
+
+  function peerFor(source: MessageEventSource | null, e: MessageEvent, now: number): Peer {
+    const isWindow = source !== null && 'frames' in source;
+    const origin = isWindow ? '' : natives.messageOrigin(e) || 'unknown';
+    let known = isWindow ? peers.get(source) : origins.get(origin);
+    if (known && now - known.at <= PATH_TTL_MS) return known;
+    const me = self(now);
+    const path = isWindow ? framePath(source as Window) : `origin:${origin}`;
+    if (known && known.self === me && known.path === path) {
+      known.at = now;
+      return known;
     }
-    return known.path;
+    const key = pairingKey(me, path);
+    let client = clients.get(key);
+    if (!client) {
+      client = buffer.addClient('postmessage', natives.messageOrigin(e) || 'null', key);
+      clients.set(key, client);
+    }
+    known = { at: now, self: me, path, client, key, sink: buffer.sink(client, 'in', { from: path, to: me }) };
+    if (isWindow) peers.set(source, known);
+    else origins.set(origin, known);
+    return known;
   }
 
   buffer.natives.listen(
@@ -93,20 +125,16 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
         const data: unknown = natives.messageData(e);
         if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
         const now = natives.now();
-        const self = pathOf(window, now);
-        const source = natives.messageSource(e);
-        const peer = source && 'frames' in source ? pathOf(source as Window, now) : `origin:${natives.messageOrigin(e) || 'unknown'}`;
-        const key = pairingKey(self, peer);
-        let client = clients.get(key);
-        if (!client) {
-          client = buffer.addClient('postmessage', natives.messageOrigin(e) || 'null', key);
-          clients.set(key, client);
+        const peer = peerFor(natives.messageSource(e), e, now);
+        // Only answers are held, never the injected request on its way to the client.
+        if (!buffer.held.active || sentToClient((data as { type: string }).type)) {
+          // The hot path: the data copied now (the app may change it later), serialised when the panel reads it.
+          buffer.value(peer.sink, data, undefined, now);
+          return;
         }
         const copied = jsonPayload(data);
-        // Only answers are held, never the injected request on its way to the client.
-        const type = (data as { type: string }).type;
-        const held = buffer.held.active && !sentToClient(type) && buffer.held.matches(copied.text, key);
-        const item = buffer.record(client, 'frame', { dir: 'in', from: peer, to: self, payload: copied.payload });
+        const held = buffer.held.matches(copied.text, peer.key);
+        const item = buffer.record(peer.client, 'frame', { dir: 'in', from: peer.path, to: peer.self, payload: copied.payload });
         if (copied.size !== undefined) item.size = copied.size;
         if (held) {
           item.held = true;

@@ -4,8 +4,8 @@
  * names, lengths, statics, `instanceof` and `ws.constructor` stay the
  * browser's own, and subclasses keep working.
  */
-import { FRAME_CAP, bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
-import { disguise, disguiseConstructor, replaceProperty } from '../disguise.ts';
+import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { disguiseConstructor, disguiseMethod, replaceProperty } from '../disguise.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
 
 type Sink = (data: unknown, extra?: Partial<CapturedItem>) => void;
@@ -31,13 +31,16 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   const Native = window.WebSocket;
   if (typeof Native !== 'function') return;
   const { natives } = buffer;
-  const { listen } = natives;
+  const { listen, messageData, readyState } = natives;
 
   function frame(client: CapturedClient, dir: 'in' | 'out'): Sink {
+    const sink = buffer.sink(client, dir);
     return (data, extra) => {
       try {
         if (typeof data === 'string') {
-          buffer.record(client, 'frame', extra || data.length > FRAME_CAP ? { dir, ...extra, ...textPayload(data) } : { dir, payload: { text: data } });
+          // The hot path: the text as is, a timestamp and a sequence number; the item is built when the panel reads it.
+          if (!extra) buffer.frame(sink, data);
+          else buffer.record(client, 'frame', { dir, ...extra, ...textPayload(data) });
         } else if (data instanceof NativeArrayBuffer) {
           buffer.record(client, 'frame', { dir, ...bytesPayload(new Uint8Array(data)) });
         } else if (isView(data)) {
@@ -60,7 +63,12 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   function tap(ws: WebSocket): void {
     const client = buffer.addClient('websocket', String(ws.url));
     const inbound = frame(client, 'in');
-    listen(ws, 'message', (e) => inbound(natives.messageData(e as MessageEvent)));
+    const inSink = buffer.sink(client, 'in');
+    listen(ws, 'message', (e) => {
+      const data = messageData(e as MessageEvent);
+      if (typeof data === 'string') buffer.frame(inSink, data);
+      else inbound(data);
+    });
     listen(ws, 'open', () => buffer.record(client, 'open'));
     listen(ws, 'error', () => buffer.record(client, 'error'));
     listen(ws, 'close', (e) => {
@@ -86,14 +94,21 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     return ws;
   });
 
-  const send = disguise(Native.prototype.send, (nativeSend, ws, args) => {
-    const data = args[0];
-    if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data, clientOf.get(ws as WebSocket) ?? '')) return hold(ws as WebSocket, data);
-    const result = apply(nativeSend, ws, args);
-    // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
-    if (natives.readyState(ws as WebSocket) === OPEN) outbound.get(ws as WebSocket)?.(data);
-    return result;
-  });
+  const nativeSend = Native.prototype.send;
+  const send = disguiseMethod(nativeSend, {
+    // A method definition of the native's name and length: see disguiseMethod.
+    send(this: WebSocket, data: unknown): void {
+      if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data, clientOf.get(this) ?? '')) return hold(this, data);
+      // eslint-disable-next-line prefer-rest-params
+      const result = apply(nativeSend, this, arguments) as void;
+      // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
+      if (readyState(this) === OPEN) {
+        const out = outbound.get(this);
+        if (out) out(data);
+      }
+      return result;
+    },
+  }.send);
 
   /** An answer to an injected request: captured, not sent; a Socket.IO result that wants an ack gets the runtime's usual acceptance. */
   function hold(ws: WebSocket, data: string): void {

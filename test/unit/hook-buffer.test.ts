@@ -22,11 +22,12 @@ const natives = {
 
 const OUI = '{"type":"observation:update","payload":{"surfaceId":"s","observationId":"o","value":1,"timestamp":1}}';
 
+/** Everything a panel subscribing now is sent at once, every chunk of it. */
 function replay(buffer: ReturnType<typeof createCaptureBuffer>): Promise<CapturedItem[]> {
-  return new Promise((resolve) => {
-    buffer.subscribe({}, { items: (items) => resolve(items) });
-    buffer.unsubscribe();
-  });
+  const all: CapturedItem[] = [];
+  buffer.subscribe({}, { items: (items) => all.push(...items) });
+  buffer.unsubscribe();
+  return Promise.resolve(all);
 }
 
 describe('a large frame', () => {
@@ -119,5 +120,117 @@ describe('the capture buffer', () => {
     assert.equal(buffer.isInjecting(), false);
     assert.equal(buffer.injecting(() => buffer.isInjecting()), true);
     assert.equal(buffer.isInjecting(), false);
+  });
+});
+
+describe('the hot path', () => {
+  it('keeps raw text frames in columns and builds the same items when the panel reads them', async () => {
+    const buffer = createCaptureBuffer(natives);
+    const c = buffer.addClient('websocket', 'ws://x/oui');
+    const inbound = buffer.sink(c, 'in');
+    const outbound = buffer.sink(c, 'out');
+    buffer.record(c, 'open');
+    buffer.frame(outbound, OUI);
+    buffer.frame(inbound, '{"type":"action:request"}');
+    const big = 'z'.repeat(FRAME_CAP + 10);
+    buffer.frame(inbound, big);
+    const items = await replay(buffer);
+    assert.deepEqual(
+      items.map(({ hook, client, seq, kind, dir, payload, size }) => ({ hook, client, seq, kind, dir, payload, size })),
+      [
+        { hook: 'hook1', client: c.id, seq: 1, kind: 'open', dir: undefined, payload: undefined, size: undefined },
+        { hook: 'hook1', client: c.id, seq: 2, kind: 'frame', dir: 'out', payload: { text: OUI }, size: undefined },
+        { hook: 'hook1', client: c.id, seq: 3, kind: 'frame', dir: 'in', payload: { text: '{"type":"action:request"}' }, size: undefined },
+        { hook: 'hook1', client: c.id, seq: 4, kind: 'frame', dir: 'in', payload: { omitted: true, head: 'z'.repeat(512) }, size: FRAME_CAP + 10 },
+      ],
+    );
+    for (let i = 1; i < items.length; i++) assert.ok(items[i]!.t > items[i - 1]!.t, 'timestamps in order');
+  });
+
+  it('copies a JS value when it is seen and serialises it when read, whatever the app does to it later', async () => {
+    const buffer = createCaptureBuffer(natives);
+    const pm = buffer.addClient('postmessage', 'http://a', 'k');
+    const sink = buffer.sink(pm, 'in', { from: 'top/0', to: 'top' });
+    const data = { type: 'action:result', payload: { requestId: 'r1', data: { list: [1, { a: 'b' }, null], s: '\ud800' }, skip: undefined }, arr: [undefined, 2] };
+    const expected = JSON.stringify(data);
+    buffer.value(sink, data);
+    data.payload.data.list.push(4);
+    (data.payload.data.list[1] as { a: string }).a = 'changed';
+    data.payload.requestId = 'r2';
+    const cyclic: Record<string, unknown> = { type: 'action:result' };
+    cyclic.self = cyclic;
+    buffer.value(sink, cyclic);
+    const date = new Date(0);
+    buffer.value(sink, { type: 'action:result', at: date });
+    date.setTime(1000);
+    buffer.value(sink, { type: 'x-big', n: 10n } as unknown);
+    const items = await replay(buffer);
+    assert.deepEqual(items[0]!.payload, { text: expected });
+    assert.equal(items[0]!.from, 'top/0');
+    assert.equal(items[0]!.to, 'top');
+    assert.equal(items[0]!.dir, 'in');
+    assert.deepEqual(items[1]!.payload, { omitted: true, head: '[not JSON]' });
+    assert.deepEqual(items[2]!.payload, { text: '{"type":"action:result","at":"1970-01-01T00:00:00.000Z"}' });
+    assert.deepEqual(items[3]!.payload, { omitted: true, head: '[not JSON]' });
+    assert.deepEqual(items.map((i) => i.seq), [1, 2, 3, 4]);
+  });
+
+  it('records method and the seq answered for direct calls', async () => {
+    const buffer = createCaptureBuffer(natives);
+    const d = buffer.addClient('direct', 'label');
+    const seq = buffer.value(buffer.sink(d, 'out', { method: 'sendResult' }), { requestId: 'r' });
+    buffer.value(buffer.sink(d, 'in', { method: 'ack' }), { ok: true }, seq);
+    const items = await replay(buffer);
+    assert.deepEqual(items.map(({ method, re, dir, payload }) => ({ method, re, dir, payload })), [
+      { method: 'sendResult', re: undefined, dir: 'out', payload: { text: '{"requestId":"r"}' } },
+      { method: 'ack', re: seq, dir: 'in', payload: { text: '{"ok":true}' } },
+    ]);
+  });
+
+  it('marks what it records while injecting, and sends a non-OUI socket\'s frames to the quiet ring', async () => {
+    const buffer = createCaptureBuffer(natives);
+    const ws = buffer.addClient('websocket', 'ws://x/oui');
+    const sink = buffer.sink(ws, 'in');
+    buffer.frame(sink, '{"tick":1}');
+    buffer.injecting(() => buffer.frame(sink, OUI));
+    buffer.frame(sink, '{"tick":2}');
+    const items = await replay(buffer);
+    assert.deepEqual(items.map((i) => [i.seq, i.injected ?? false]), [[1, false], [2, true], [3, false]]);
+  });
+
+  it('holds MAX_ITEMS, counts every drop, and still delivers live what a long loop recorded before its flush', async () => {
+    const { MAX_ITEMS } = await import('../../content/capture-buffer.ts');
+    const buffer = createCaptureBuffer(natives);
+    const c = buffer.addClient('websocket', 'ws://x/oui');
+    const sink = buffer.sink(c, 'in');
+    buffer.frame(sink, OUI);
+    const got: CapturedItem[] = [];
+    buffer.subscribe({}, { items: (items) => got.push(...items) });
+    for (let i = 0; i < MAX_ITEMS + 500; i++) buffer.frame(sink, `{"n":${i}}`);
+    assert.equal(buffer.drops()[c.id], 501);
+    await new Promise((r) => setTimeout(r, 50));
+    buffer.unsubscribe();
+    const seqs = got.map((i) => i.seq);
+    assert.equal(seqs.length, MAX_ITEMS + 501, 'the replay and every live item');
+    for (let i = 0; i < seqs.length; i++) assert.equal(seqs[i], i + 1);
+    assert.equal((got.at(-1)!.payload as { text: string }).text, `{"n":${MAX_ITEMS + 499}}`);
+    const again = await replay(buffer);
+    assert.equal(again.length, MAX_ITEMS);
+    assert.equal(again[0]!.seq, 502);
+  });
+
+  it('keeps the byte bound with the hot path', async () => {
+    const { MAX_BYTES } = await import('../../content/capture-buffer.ts');
+    const buffer = createCaptureBuffer(natives);
+    const c = buffer.addClient('websocket', 'ws://x/oui');
+    const sink = buffer.sink(c, 'in');
+    buffer.frame(sink, OUI);
+    const frame = `${OUI}${'x'.repeat(1024 * 1024)}`;
+    const n = Math.ceil(MAX_BYTES / (frame.length * 2)) + 5;
+    for (let i = 0; i < n; i++) buffer.frame(sink, frame);
+    const items = await replay(buffer);
+    const held = items.reduce((sum, it) => sum + 64 + ((it.payload as { text: string }).text.length * 2), 0);
+    assert.ok(held <= MAX_BYTES, `${held} bytes held`);
+    assert.equal(buffer.drops()[c.id], n + 1 - items.length);
   });
 });

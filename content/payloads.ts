@@ -1,0 +1,123 @@
+/**
+ * Payloads as the hook keeps them: text as is (large frames as a head of
+ * their own), bytes copied, JS values copied at the moment they are seen.
+ */
+import type { CapturedPayload } from '../src/capture/types.ts';
+
+/** Frames longer than this (UTF-16 units or bytes) keep only their head and their size. */
+export const FRAME_CAP = 2 * 1024 * 1024;
+const HEAD = 512;
+
+// Taken at document_start: a page that later replaces JSON.stringify or Object.keys neither sees nor changes the hook's copies.
+const stringify = JSON.stringify;
+const keysOf = Object.keys;
+const protoOf = Object.getPrototypeOf;
+const isArray = Array.isArray;
+const ObjectProto = Object.prototype;
+const ArrayProto = Array.prototype;
+const fromCharCode = String.fromCharCode;
+
+export function textPayload(text: string): { payload: CapturedPayload; size?: number } {
+  if (text.length <= FRAME_CAP) return { payload: { text } };
+  return { payload: { omitted: true, head: detachedHead(text) }, size: text.length };
+}
+
+/**
+ * The first HEAD code units of `text` as a string of its own. V8 makes
+ * `text.slice()` a view that keeps the whole original alive, so a 10 MB frame
+ * would stay in memory while the buffer counts 1 KB; building the head from
+ * its code units allocates just the head.
+ */
+function detachedHead(text: string): string {
+  const units = new Uint16Array(Math.min(HEAD, text.length));
+  for (let i = 0; i < units.length; i++) units[i] = text.charCodeAt(i);
+  return fromCharCode.apply(null, units as unknown as number[]);
+}
+
+/**
+ * A JS value as JSON now, with `text` for the held-answer check; not-JSON
+ * values keep a marker.
+ */
+export function jsonPayload(value: unknown): { payload: CapturedPayload; size?: number; text: string } {
+  let text: string;
+  try {
+    text = stringify(value) ?? 'null';
+  } catch {
+    return { payload: { omitted: true, head: '[not JSON]' }, text: '' };
+  }
+  const p = textPayload(text);
+  return p.size === undefined ? { payload: p.payload, text } : { payload: p.payload, size: p.size, text };
+}
+
+export function bytesPayload(bytes: Uint8Array): { payload: CapturedPayload; size?: number } {
+  if (bytes.byteLength <= FRAME_CAP) return { payload: { bytes: bytes.slice() } };
+  return { payload: { omitted: true, head: `[${bytes.byteLength} bytes]` }, size: bytes.byteLength };
+}
+
+/** Thrown inside the copy: this value is not plain data, let JSON.stringify take it now. */
+const NOT_PLAIN = {};
+const MAX_DEPTH = 64;
+let weight = 0;
+
+function copy(v: unknown, depth: number): unknown {
+  switch (typeof v) {
+    case 'string':
+      weight += 16 + (v as string).length * 2;
+      return v;
+    case 'number':
+    case 'boolean':
+      weight += 16;
+      return v;
+    case 'undefined':
+      return v;
+    case 'object':
+      break;
+    default:
+      // Functions, symbols, bigints: what JSON makes of them is decided now, by JSON.
+      throw NOT_PLAIN;
+  }
+  if (v === null) {
+    weight += 16;
+    return v;
+  }
+  if (depth > MAX_DEPTH || weight > FRAME_CAP) throw NOT_PLAIN;
+  const proto = protoOf(v);
+  if (proto === ArrayProto && isArray(v)) {
+    const a = v as unknown[];
+    const n = a.length;
+    const out = new Array<unknown>(n);
+    weight += 16 + n * 8;
+    for (let i = 0; i < n; i++) out[i] = copy(a[i], depth + 1);
+    return out;
+  }
+  if (proto !== ObjectProto && proto !== null) throw NOT_PLAIN;
+  const o = v as Record<string, unknown>;
+  const keys = keysOf(o);
+  const out: Record<string, unknown> = {};
+  weight += 16 + keys.length * 16;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    out[k] = copy(o[k], depth + 1);
+  }
+  return out;
+}
+
+/**
+ * A deep copy of plain data (objects of Object.prototype or none, arrays,
+ * strings, numbers, booleans, null, undefined): what JSON.stringify reads
+ * of it now, it reads of the copy later, so serialising can wait until the
+ * panel reads it. Anything else (class instances, Dates, functions, cycles,
+ * very deep or large values), or `undefined` when it is not plain data: the
+ * caller serialises it at once instead. `weight`: what the copy
+ * holds, estimated in bytes.
+ */
+export function copyValue(v: unknown): { value: unknown; weight: number } | undefined {
+  weight = 0;
+  try {
+    const value = copy(v, 0);
+    if (weight > FRAME_CAP) return undefined;
+    return { value, weight };
+  } catch {
+    return undefined;
+  }
+}
