@@ -6,7 +6,7 @@
  * keystroke or a live batch at 100,000 events costs only what changed.
  */
 import { Component } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
@@ -23,19 +23,33 @@ const ROW = 20;
 /** Longest slice of idle time taken at once: a keystroke that comes during one waits for it to end. */
 const IDLE_SLICE_MS = 6;
 
+/** However busy a live stream keeps the page, preparation gets a slice at least this often. */
+const IDLE_AT_LEAST_EVERY_MS = 250;
+
 /**
  * Searchable text is built in idle time after events arrive, so the first
  * keystroke does not pay for it; in short slices, however much idle time the
- * browser offers (up to 50 ms), so typing never waits long behind it.
+ * browser offers (up to 50 ms), so typing never waits long behind it. One
+ * idle loop at a time, kept across renders: a live stream renders every
+ * frame, and restarting the loop on each render would starve it.
  */
-function prepareWhenIdle(store: PanelStore): () => void {
-  if (typeof requestIdleCallback !== 'function') return () => {};
-  let idle = requestIdleCallback(function step(deadline) {
-    const until = performance.now() + IDLE_SLICE_MS;
-    const slice = { timeRemaining: () => Math.min(deadline.timeRemaining(), until - performance.now()) };
-    if (store.filter.prepare(store.recorder.events, slice)) idle = requestIdleCallback(step);
+function usePreparation(store: PanelStore): void {
+  const pending = useRef<number | null>(null);
+  useEffect(() => {
+    if (pending.current !== null || typeof requestIdleCallback !== 'function') return;
+    const step = (deadline: IdleDeadline) => {
+      const until = performance.now() + IDLE_SLICE_MS;
+      const slice = { timeRemaining: () => Math.min(deadline.didTimeout ? Infinity : deadline.timeRemaining(), until - performance.now()) };
+      pending.current = store.filter.prepare(store.recorder.events, slice) ? requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS }) : null;
+    };
+    pending.current = requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS });
   });
-  return () => cancelIdleCallback(idle);
+  useEffect(
+    () => () => {
+      if (pending.current !== null) cancelIdleCallback(pending.current);
+    },
+    [],
+  );
 }
 
 function details(ev: WireEvent, req: RequestState | undefined): string {
@@ -133,7 +147,7 @@ export function Timeline() {
     { client: selectedClient.value, category: category.value, surface: surfaceFilter.value, action: actionFilter.value, status: statusFilter.value, text: text.value },
     model,
   );
-  useEffect(() => prepareWhenIdle(store));
+  usePreparation(store);
   const sel = selectedEvent.value;
   const selected = sel ? recorder.byId.get(sel) : undefined;
   const selIndex = selected ? list.indexOf(selected) : -1;
