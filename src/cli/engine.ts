@@ -20,7 +20,7 @@
  */
 import { HAR_HOOK, HarCapture, type HarItem } from '../session/har/read.ts';
 import { WireDecoder } from '../session/wire/decoder.ts';
-import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent } from '../session/wire/session-file.ts';
+import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent, short } from '../session/wire/session-file.ts';
 import { SessionModel } from '../session/model/session-model.ts';
 import { SourceClocks, comparePlaced, type Placed } from '../session/model/merge.ts';
 import type { Finding } from '../session/model/types.ts';
@@ -488,14 +488,3 @@ export class LintEngine {
   }
 }
 
-
-function short(v: unknown, max = 40): string {
-  let text: string;
-  try {
-    text = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
-  } catch {
-    text = typeof v;
-  }
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}

@@ -78,7 +78,7 @@ export function readEvent(v: unknown, clients: Set<string>): Read<WireEvent> {
 }
 
 /** A value from the file, for a message: short, on one line. */
-function short(v: unknown, max = 40): string {
+export function short(v: unknown, max = 40): string {
   let text: string;
   try {
     text = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
