@@ -4,14 +4,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_FLAGS, chromiumPath } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { argsHashSync, surfacesHash } from '../../src/protocol/index.ts';
 import type { OUIActionResult } from '../../src/protocol/index.ts';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => p && existsSync(p));
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const REANSWER_MS = 1500;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -30,7 +28,7 @@ const ORDER = {
   payment: { type: 'card', last4: '4242' },
 };
 
-describe('demo app (headless Chromium, no extension)', { skip: CHROMIUM ? false : 'no Chromium found' }, () => {
+describe('demo app (headless Chromium, no extension)', () => {
   let server: DemoServer;
   let browser: Browser;
   let page: Page;
@@ -49,7 +47,7 @@ describe('demo app (headless Chromium, no extension)', { skip: CHROMIUM ? false 
 
   before(async () => {
     server = await startDemoServer({ port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ARGS });
+    browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(`${server.url}?reanswerMs=${REANSWER_MS}`);
