@@ -17,7 +17,6 @@
  *   (`relay key`): a page script can neither listen to nor dispatch an event it
  *   cannot name, and the key never enters the page's world.
  */
-import type { CapturedPayload } from '../src/capture/types.ts';
 import {
   HOOK_PORT_MARKER,
   PROTOCOL,
@@ -29,7 +28,7 @@ import {
   type HookMessage,
   type RelayMessage,
 } from '../src/messages.ts';
-import { bytesToBase64 } from '../src/protocol/base64.ts';
+import { outwardPayload } from './payloads.ts';
 import { lastSeqs } from './chunks.ts';
 
 /** Set (in this isolated world) by the service worker before it injects a bridge into an open page. */
@@ -87,13 +86,9 @@ function toHook(message: HookCommand): void {
   else early.push(message);
 }
 
-function outward(payload: CapturedPayload | undefined): CapturedPayload | undefined {
-  return payload && typeof payload === 'object' && 'bytes' in payload && payload.bytes instanceof Uint8Array ? { base64: bytesToBase64(payload.bytes) } : payload;
-}
-
 function toBackground(message: HookMessage): void {
   if (message.type === 'items') {
-    for (const it of message.items) if (it?.payload) it.payload = outward(it.payload);
+    for (const it of message.items) if (it?.payload) it.payload = outwardPayload(it.payload);
   }
   let port: chrome.runtime.Port;
   try {

@@ -17,13 +17,12 @@ import type { Natives } from './natives.ts';
 import { createHeldAnswers, type HeldAnswers } from './answers.ts';
 import { createQuietRing, showsOui } from './quiet-ring.ts';
 import { chunkItems } from './chunks.ts';
-import { FRAME_CAP, copyValue, jsonPayload, textPayload } from './payloads.ts';
+import { FRAME_CAP, HEAD, copyValue, jsonPayload, textPayload } from './payloads.ts';
 
 export { FRAME_CAP, bytesPayload, jsonPayload, textPayload } from './payloads.ts';
 
 export const MAX_ITEMS = 20_000;
 export const MAX_BYTES = 32 * 1024 * 1024;
-const HEAD = 512;
 const MAX_CLIENTS = 2_000;
 const FLUSH_DELAY_MS = 16;
 /** What an item costs beyond its payload (the weight the limits count). */

@@ -13,9 +13,8 @@
  * It runs in every frame Playwright gives init scripts to: the top frame,
  * same- and cross-origin iframes, popups and new pages.
  */
-import type { CapturedItem, CapturedPayload } from '../src/capture/types.ts';
-import { HOOK_PORT_MARKER, type SubscribeCommand } from '../src/messages.ts';
-import { bytesToBase64 } from '../src/protocol/base64.ts';
+import { HOOK_PORT_MARKER, readHookMessage, type SubscribeCommand } from '../src/messages.ts';
+import { outwardPayload } from './payloads.ts';
 
 /** Also in src/playwright/binding.ts: the name of the binding on every frame's window. */
 const OUI_FIXTURE_BINDING = '__ouiDevtoolsPlaywrightCapture';
@@ -35,10 +34,6 @@ let binding: Binding | null = null;
 const queue: string[] = [];
 let retry = false;
 let tries = 0;
-
-function outward(payload: CapturedPayload | undefined): CapturedPayload | undefined {
-  return payload && typeof payload === 'object' && 'bytes' in payload && payload.bytes instanceof Uint8Array ? { base64: bytesToBase64(payload.bytes) } : payload;
-}
 
 function drain(): void {
   retry = false;
@@ -66,9 +61,9 @@ function drain(): void {
 }
 
 function forward(message: unknown): void {
-  const m = message as { type?: unknown; items?: CapturedItem[] } | null;
-  if (!m || typeof m !== 'object') return;
-  if (m.type === 'items' && Array.isArray(m.items)) for (const it of m.items) if (it && it.payload) it.payload = outward(it.payload);
+  const m = readHookMessage(message);
+  if (!m) return;
+  if (m.type === 'items') for (const it of m.items) if (it?.payload) it.payload = outwardPayload(it.payload);
   let text: string;
   try {
     text = stringify(m);

@@ -3,10 +3,12 @@
  * their own), bytes copied, JS values copied at the moment they are seen.
  */
 import type { CapturedPayload } from '../src/capture/types.ts';
+import { bytesToBase64 } from '../src/protocol/base64.ts';
 
 /** Frames longer than this (UTF-16 units or bytes) keep only their head and their size. */
 export const FRAME_CAP = 2 * 1024 * 1024;
-const HEAD = 512;
+/** What a frame over FRAME_CAP keeps: its first HEAD code units. */
+export const HEAD = 512;
 
 // Taken at document_start: a page that later replaces JSON.stringify or Object.keys neither sees nor changes the hook's copies.
 const stringify = JSON.stringify;
@@ -120,4 +122,9 @@ export function copyValue(v: unknown): { value: unknown; weight: number } | unde
   } catch {
     return undefined;
   }
+}
+
+/** A payload as it leaves the page (extension ports and bindings carry no typed arrays well): bytes as base64. */
+export function outwardPayload(payload: CapturedPayload | undefined): CapturedPayload | undefined {
+  return payload && typeof payload === 'object' && 'bytes' in payload && payload.bytes instanceof Uint8Array ? { base64: bytesToBase64(payload.bytes) } : payload;
 }

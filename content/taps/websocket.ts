@@ -63,12 +63,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   function tap(ws: WebSocket): void {
     const client = buffer.addClient('websocket', String(ws.url));
     const inbound = frame(client, 'in');
-    const inSink = buffer.sink(client, 'in');
-    listen(ws, 'message', (e) => {
-      const data = messageData(e as MessageEvent);
-      if (typeof data === 'string') buffer.frame(inSink, data);
-      else inbound(data);
-    });
+    listen(ws, 'message', (e) => inbound(messageData(e as MessageEvent)));
     listen(ws, 'open', () => buffer.record(client, 'open'));
     listen(ws, 'error', () => buffer.record(client, 'error'));
     listen(ws, 'close', (e) => {
