@@ -87,6 +87,7 @@ export class PanelStore {
   readonly lookup: FilterLookup = {
     request: (client, id) => this.model.clients.get(client)?.requests.get(id),
     event: (id) => this.recorder.byId.get(id),
+    revision: () => this.model.revision,
   };
   readonly filter = new TimelineFilter(this.lookup);
 

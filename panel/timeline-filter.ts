@@ -27,6 +27,7 @@
  */
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from './format.ts';
+import { MASK_WORDS, addText, mayHold, needleBits, signatureDecides } from './text-mask.ts';
 
 /** What the filter reads of a request; the model's RequestState has it. */
 export interface RequestFacts {
@@ -56,6 +57,8 @@ export interface FilterLookup {
   request(client: string, requestId: string): RequestFacts | undefined;
   /** A recorded event by id (an ack's target). */
   event(id: string): WireEvent | undefined;
+  /** Equal between two calls (for the same epoch) when no request can have changed; absent, requests are always read again. */
+  revision?(): number;
 }
 
 export interface FilterSource {
@@ -195,6 +198,10 @@ interface Normal extends TimelineCriteria {
   needle: string;
   /** Ways the needle can run from the end of a head (which ends in a space) into the body: [head's end, body's start]. */
   splits: Array<[string, string]>;
+  /** The bits an event's signature must have for its text to hold the needle (text-mask.ts); undefined for none. */
+  bits: Int32Array | undefined;
+  /** Those bits alone say whether a text holds the needle: no text is searched. */
+  decided: boolean;
   /** Some criterion reads the event's request. */
   readsRequest: boolean;
 }
@@ -203,7 +210,7 @@ function normal(c: TimelineCriteria): Normal {
   const needle = c.text.toLowerCase();
   const splits: Array<[string, string]> = [];
   for (let k = 1; k < needle.length; k++) if (needle[k - 1] === ' ') splits.push([needle.slice(0, k), needle.slice(k)]);
-  return { ...c, needle, splits, readsRequest: !!(c.surface || c.action || c.status || c.text) };
+  return { ...c, needle, splits, bits: needleBits(needle), decided: signatureDecides(needle), readsRequest: !!(c.surface || c.action || c.status || c.text) };
 }
 
 function same(a: Normal, b: Normal): boolean {
@@ -344,6 +351,13 @@ export class TimelineFilter {
   private heads: string[] = [];
   private bodies: string[] = [];
   private entries: Array<Entry | undefined> = [];
+  /**
+   * The signature of each lined-up event's text (text-mask.ts), head and body
+   * as the needle may run across them: index i's is at row maskBase + i,
+   * MASK_WORDS words a row.
+   */
+  private masks = new Uint32Array(0);
+  private maskBase = 0;
   private aligned = 0;
   private lastAligned: WireEvent | undefined;
   /** Requests by client and id, and in one array to read them all. */
@@ -353,6 +367,9 @@ export class TimelineFilter {
   private clock = 0;
   /** Counts full passes: what makes a snapshot stale. */
   private passes = 0;
+  /** What the last poll read requests at. */
+  private polled: { revision: number | undefined; epoch: unknown } = { revision: undefined, epoch: undefined };
+  /** Absolute place (evicted + index) up to which `prepare` has built text. */
   private prepareAt = 0;
   private prepareEvents: readonly WireEvent[] | undefined;
   /** Queries narrowed from, newest last. */
@@ -420,6 +437,7 @@ export class TimelineFilter {
       this.heads = [];
       this.bodies = [];
       this.entries = [];
+      this.maskBase = 0;
       this.aligned = 0;
       this.lastAligned = undefined;
       this.index.clear();
@@ -431,6 +449,7 @@ export class TimelineFilter {
       this.heads.splice(0, cut);
       this.bodies.splice(0, cut);
       this.entries.splice(0, cut);
+      this.maskBase += cut;
       this.aligned -= cut;
     }
   }
@@ -449,6 +468,8 @@ export class TimelineFilter {
   private align(to: number): void {
     const events = this.events!;
     const lookup = this.lookup;
+    const masks = this.roomForMasks(to);
+    const base = this.maskBase;
     for (let i = this.aligned; i < to; i++) {
       const ev = events[i]!;
       const rid = requestIdOf(ev, lookup);
@@ -469,11 +490,36 @@ export class TimelineFilter {
       this.heads.push(headFor(ev, p, entry?.seen));
       this.bodies.push(p.body);
       this.entries.push(entry);
+      sign(masks, (base + i) * MASK_WORDS, this.heads[i]!, p.body);
     }
     if (to > this.aligned) {
       this.aligned = to;
       this.lastAligned = events[to - 1];
     }
+  }
+
+  /** The signatures, with room for `to` lined-up rows: evicted rows are reclaimed before the array grows. */
+  private roomForMasks(to: number): Uint32Array {
+    if ((this.maskBase + to) * MASK_WORDS <= this.masks.length) return this.masks;
+    if (this.maskBase > 0) {
+      this.masks.copyWithin(0, this.maskBase * MASK_WORDS, (this.maskBase + this.aligned) * MASK_WORDS);
+      this.maskBase = 0;
+    }
+    if (to * MASK_WORDS > this.masks.length) {
+      const grown = new Uint32Array(Math.max(1024, 2 * to) * MASK_WORDS);
+      grown.set(this.masks.subarray(0, this.aligned * MASK_WORDS));
+      this.masks = grown;
+    }
+    return this.masks;
+  }
+
+  private lined(): Lined {
+    return { heads: this.heads, bodies: this.bodies, masks: this.masks, maskBase: this.maskBase };
+  }
+
+  /** Whether the text of lined-up event i may hold the needle of `c`: false means it cannot. */
+  private mayHold(i: number, c: Normal): boolean {
+    return c.bits === undefined || mayHold(this.masks, (this.maskBase + i) * MASK_WORDS, c.bits);
   }
 
   /**
@@ -483,6 +529,9 @@ export class TimelineFilter {
   private poll(): number[] {
     const stale: number[] = [];
     const { lookup, evicted } = this;
+    // Nothing changed since the last poll of this model: a keystroke on a quiet or imported session reads no request.
+    if (!this.pollDue()) return stale;
+    this.polled = { revision: lookup.revision?.(), epoch: this.epoch };
     const list = this.entryList;
     let kept = 0;
     for (let k = 0; k < list.length; k++) {
@@ -507,7 +556,10 @@ export class TimelineFilter {
         if (heads) {
           const ev = this.events![i]!;
           const p = prepared.get(ev);
-          if (p?.borrows) this.heads[i] = headFor(ev, p, req);
+          if (p?.borrows) {
+            this.heads[i] = headFor(ev, p, req);
+            sign(this.masks, (this.maskBase + i) * MASK_WORDS, this.heads[i]!, this.bodies[i]!);
+          }
         }
         stale.push(at);
       }
@@ -619,15 +671,7 @@ export class TimelineFilter {
     let n = 0;
     if (sameButText(prev, c)) {
       // Only the text grew: every match already passes the rest; search the text alone.
-      const { heads, bodies } = this;
-      const { needle, splits } = c;
-      const crossing = splits.length > 0;
-      for (let k = start; k < end; k++) {
-        const at = buf[k]!;
-        const i = at - evicted;
-        const body = bodies[i]!;
-        if (body.includes(needle) || heads[i]!.includes(needle) || (crossing && crosses(heads[i]!, body, splits))) out[n++] = at;
-      }
+      n = holding(this.lined(), buf, start, end, evicted, c, out);
     } else {
       const events = this.events!;
       for (let k = start; k < end; k++) {
@@ -688,6 +732,8 @@ export class TimelineFilter {
     if (c.action && !(field(ev, 'actionId') ?? req?.actionId ?? '').includes(c.action)) return false;
     if (c.status && req?.status !== c.status) return false;
     if (c.needle) {
+      if (!this.mayHold(i, c)) return false;
+      if (c.decided) return true;
       const body = this.bodies[i]!;
       const head = this.heads[i]!;
       if (!body.includes(c.needle) && !head.includes(c.needle) && !(c.splits.length > 0 && crosses(head, body, c.splits))) return false;
@@ -701,32 +747,98 @@ export class TimelineFilter {
    * IdleDeadline), so the first keystroke finds it ready. True while some
    * remain.
    */
-  prepare(events: readonly WireEvent[], deadline: { timeRemaining(): number }): boolean {
-    if (events !== this.prepareEvents || this.prepareAt > events.length) {
+  prepare(source: Pick<FilterSource, 'events' | 'evicted'>, deadline: { timeRemaining(): number }): boolean {
+    const { events, evicted } = source;
+    // Where it stopped, as an absolute place: a live list evicted from the front keeps its length, and its new events are past it.
+    if (events !== this.prepareEvents || this.prepareAt - evicted > events.length) {
       this.prepareEvents = events;
-      this.prepareAt = 0;
+      this.prepareAt = evicted;
     }
-    while (this.prepareAt < events.length) {
-      const stop = Math.min(events.length, this.prepareAt + 256);
-      for (let i = this.prepareAt; i < stop; i++) {
+    while (this.prepareAt - evicted < events.length) {
+      const from = Math.max(0, this.prepareAt - evicted);
+      const stop = Math.min(events.length, from + 256);
+      for (let i = from; i < stop; i++) {
         const ev = events[i]!;
         if (!prepared.has(ev)) {
           const rid = requestIdOf(ev, this.lookup);
           prepare(ev, rid, rid === undefined ? undefined : this.lookup.request(ev.client, rid));
         }
       }
-      this.prepareAt = stop;
+      this.prepareAt = evicted + stop;
       if (deadline.timeRemaining() <= 1) return true;
     }
     // Then line up what was tested (the source as of the last update, so nothing in it is unchecked).
-    // Only while the tested prefix is as the last update left it: evictions and insertions since are the next update's to see.
-    if (events !== this.events || this.aligned >= this.tested || events[this.tested - 1] !== this.lastTested) return false;
+    // Only while the source is as the last update left it: evictions and insertions since are the next update's to see.
+    if (events !== this.events || evicted !== this.evicted || (this.tested > 0 && events[this.tested - 1] !== this.lastTested)) return false;
     while (this.aligned < this.tested) {
       this.align(Math.min(this.tested, this.aligned + 1024));
-      if (deadline.timeRemaining() <= 1) break;
+      if (deadline.timeRemaining() <= 1) return this.aligned < this.tested;
     }
-    return this.aligned < this.tested;
+    // And read the requests again while no criterion reads them (no verdict to test again), so that the first
+    // keystroke after a live stream does not find thousands of them changed (the model learns of requests after
+    // the recorder) and rebuild their text then.
+    if (!this.criteria?.readsRequest && this.pollDue()) {
+      if (deadline.timeRemaining() <= 1) return true;
+      this.poll();
+    }
+    return false;
   }
+
+  /** Some request may have changed since the last poll. */
+  private pollDue(): boolean {
+    const revision = this.lookup.revision?.();
+    return revision === undefined || revision !== this.polled.revision || this.epoch !== this.polled.epoch;
+  }
+}
+
+/** What `holding` reads of the filter: its lined-up text and signatures. */
+interface Lined {
+  readonly heads: readonly string[];
+  readonly bodies: readonly string[];
+  readonly masks: Uint32Array;
+  readonly maskBase: number;
+}
+
+/**
+ * The places in buf[start..end) whose text holds the needle of `c`, written
+ * to `out`; returns how many. The hot loop of a keystroke.
+ */
+function holding(lined: Lined, buf: Float64Array, start: number, end: number, evicted: number, c: Normal, out: Float64Array): number {
+  const { heads, bodies, masks, maskBase } = lined;
+  const { needle, splits, bits, decided } = c;
+  let n = 0;
+  // Loops kept free of calls: the first keystroke after a long session may run them before they are compiled.
+  if (decided) {
+    // One character, one bit: the signature is the answer.
+    const at0 = (maskBase - evicted) * MASK_WORDS + bits![0]!;
+    const bit = bits![1]!;
+    for (let k = start; k < end; k++) {
+      const at = buf[k]!;
+      if (masks[at0 + at * MASK_WORDS]! & bit) out[n++] = at;
+    }
+    return n;
+  }
+  const crossing = splits.length > 0;
+  const nbits = bits === undefined ? 0 : bits.length;
+  next: for (let k = start; k < end; k++) {
+    const at = buf[k]!;
+    const i = at - evicted;
+    const row = (maskBase + i) * MASK_WORDS;
+    for (let b = 0; b < nbits; b += 2) if (bits![b + 1]! & ~masks[row + bits![b]!]!) continue next;
+    const head = heads[i]!;
+    const body = bodies[i]!;
+    if (body.includes(needle) || head.includes(needle) || (crossing && crosses(head, body, splits))) out[n++] = at;
+  }
+  return n;
+}
+
+/** Writes the signature of `head` followed by `body` at masks[at..]. */
+function sign(masks: Uint32Array, at: number, head: string, body: string): void {
+  masks.fill(0, at, at + MASK_WORDS);
+  addText(head, masks, at);
+  addText(body, masks, at);
+  // The pair across the seam, for a needle that runs from one into the other.
+  if (head && body) addText(head[head.length - 1]! + body[0]!, masks, at);
 }
 
 /** Whether the needle runs from the end of `head` into `body`. */

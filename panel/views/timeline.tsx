@@ -40,7 +40,7 @@ function usePreparation(store: PanelStore): void {
     const step = (deadline: IdleDeadline) => {
       const until = performance.now() + IDLE_SLICE_MS;
       const slice = { timeRemaining: () => Math.min(deadline.didTimeout ? Infinity : deadline.timeRemaining(), until - performance.now()) };
-      pending.current = store.filter.prepare(store.recorder.events, slice) ? requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS }) : null;
+      pending.current = store.filter.prepare(store.recorder, slice) ? requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS }) : null;
     };
     pending.current = requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS });
   });

@@ -381,6 +381,38 @@ describe('findings', () => {
 });
 
 describe('SessionModel basics', () => {
+  it('revision moves with every call that may change the model, and only with them', () => {
+    const tr = withCart();
+    const { requestId } = tr.request('cart', 'view_cart');
+    tr.wait(31_000);
+    const m = new SessionModel();
+    const requestState = () => JSON.stringify(m.clients.get(tr.client.key)?.requests.get(requestId) ?? null);
+    let seen = m.revision;
+    let state = requestState();
+    const changed = () => {
+      const moved = m.revision !== seen;
+      // The filter's promise: a request it read cannot have changed while the revision is the same.
+      if (!moved) assert.equal(requestState(), state);
+      seen = m.revision;
+      state = requestState();
+      return moved;
+    };
+    for (const { ev, client } of tr.events) {
+      m.apply(ev, client);
+      assert.ok(changed(), 'apply');
+      m.isExperiment(ev.id);
+      void m.findingsDropped;
+      assert.ok(!changed(), 'reads');
+    }
+    m.tick(tr.t);
+    assert.ok(changed(), 'tick');
+    assert.equal(m.clients.get(tr.client.key)?.requests.get(requestId)?.status, 'timed-out');
+    m.tick(Number.NaN);
+    assert.ok(!changed(), 'a tick at no time changes nothing');
+    m.finish();
+    assert.ok(changed(), 'finish');
+  });
+
   it('replay() is apply() in order then tick(last event time)', () => {
     const tr = withCart();
     tr.request('cart', 'view_cart');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from '../../panel/format.ts';
-import { Matches, NO_CRITERIA, TimelineFilter, matchesTimeline, searchText, type FilterLookup, type RequestFacts, type TimelineCriteria } from '../../panel/timeline-filter.ts';
+import { Matches, NO_CRITERIA, TimelineFilter, hasSearchText, matchesTimeline, searchText, type FilterLookup, type RequestFacts, type TimelineCriteria } from '../../panel/timeline-filter.ts';
 
 const CATEGORIES: Array<Category | ''> = ['', 'requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
@@ -19,6 +19,19 @@ const REQUEST_IDS = ['r1', 'r2', 'r3', 'R4'];
 const SURFACES = ['s1', 's2', 'Σurf'];
 const ACTIONS = ['go', 'get'];
 
+/** Requests as the model holds them, counting every change as the model's revision does. */
+class Requests extends Map<string, RequestFacts> {
+  revised = 0;
+  override set(k: string, v: RequestFacts): this {
+    this.revised++;
+    return super.set(k, v);
+  }
+  override delete(k: string): boolean {
+    this.revised++;
+    return super.delete(k);
+  }
+}
+
 /** A session under test: the events as the recorder holds them, and the requests as the model has them. */
 class World implements FilterLookup {
   events: WireEvent[] = [];
@@ -26,7 +39,7 @@ class World implements FilterLookup {
   end: number | null = null;
   /** Never pruned: an ack's request is read while its target is still held, as the panel does. */
   byId = new Map<string, WireEvent>();
-  requests = new Map<string, RequestFacts>();
+  requests = new Requests();
   epoch = {};
   private seq = 0;
 
@@ -95,6 +108,14 @@ function materialise(w: World, drafts: Array<Draft | { ack: number; client: stri
   return out;
 }
 
+/** A World that says when its requests changed, as the panel's model does: the filter reads them only then. */
+const PlainWorld = World;
+class RevisedWorld extends World {
+  revision(): number {
+    return this.requests.revised;
+  }
+}
+
 /** Mostly unset: a conjunction of six random criteria would almost never match anything. */
 function maybe<T extends string>(...values: T[]): fc.Arbitrary<T | ''> {
   return fc.oneof({ weight: 2, arbitrary: fc.constant('' as const) }, { weight: 1, arbitrary: fc.constantFrom(...values) });
@@ -156,8 +177,9 @@ function apply(w: World, c: TimelineCriteria, o: Op): TimelineCriteria {
     case 'status': {
       const key = `${o.client}\u0000${o.rid}`;
       const req = w.requests.get(key) as { status: string } | undefined;
-      // The model mutates its request states in place.
+      // The model mutates its request states in place, and counts the change.
       if (req) req.status = o.status;
+      w.requests.revised++;
       return c;
     }
     case 'request':
@@ -243,24 +265,28 @@ describe('Timeline filter', () => {
     );
   });
 
-  test('every sequence of live batches, keystrokes, status changes, evictions and insertions gives what a full filter gives', () => {
-    fc.assert(
-      fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbOp, { minLength: 1, maxLength: 40 }), arbCriteria, (drafts, reqs, ops, start) => {
-        const w = new World();
-        w.add(materialise(w, drafts));
-        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
-        const f = new TimelineFilter(w);
-        let c = start;
-        assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
-        for (const o of ops) {
-          c = apply(w, c, o);
-          // The filter learns of changes only through the source, the criteria and the epoch, as in the panel.
-          assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), `after ${JSON.stringify(o)} with ${JSON.stringify(c)}`);
-        }
-      }),
-      { numRuns: 400 },
-    );
-  });
+  for (const [label, World] of [
+    ['', PlainWorld],
+    [', with a model that says when requests change', RevisedWorld],
+  ] as const)
+    test(`every sequence of live batches, keystrokes, status changes, evictions and insertions gives what a full filter gives${label}`, () => {
+      fc.assert(
+        fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbOp, { minLength: 1, maxLength: 40 }), arbCriteria, (drafts, reqs, ops, start) => {
+          const w = new World();
+          w.add(materialise(w, drafts));
+          for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+          const f = new TimelineFilter(w);
+          let c = start;
+          assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
+          for (const o of ops) {
+            c = apply(w, c, o);
+            // The filter learns of changes only through the source, the criteria and the epoch, as in the panel.
+            assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), `after ${JSON.stringify(o)} with ${JSON.stringify(c)}`);
+          }
+        }),
+        { numRuns: 400 },
+      );
+    });
 
   test('the same text is searched whether it was prepared ahead or built on demand', () => {
     fc.assert(
@@ -269,7 +295,7 @@ describe('Timeline filter', () => {
         w.add(materialise(w, drafts));
         const f = new TimelineFilter(w);
         // Prepared before the model knows the requests: text borrowed from them must follow when it does.
-        f.prepare(w.events, { timeRemaining: () => 50 });
+        f.prepare(w.source(), { timeRemaining: () => 50 });
         for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
         for (const c of cs) assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
       }),
@@ -463,23 +489,47 @@ describe('Timeline filter', () => {
     assert.equal(f.testedTotal, total + f.testedLast);
   });
 
-  test('text prepared and lined up in idle time gives the same matches, and the keystroke after tests only the matches', () => {
-    fc.assert(
-      fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbOp, { maxLength: 20 }), (drafts, reqs, ops) => {
-        const w = new World();
-        w.add(materialise(w, drafts));
-        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
-        const f = new TimelineFilter(w);
-        let c: TimelineCriteria = NO_CRITERIA;
-        f.update(w.source(), c, w.epoch);
-        for (const o of ops) {
-          c = apply(w, c, o);
-          // Idle time between updates, whatever the source did since (it may have evicted or inserted).
-          f.prepare(w.events, { timeRemaining: () => 50 });
-          assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), `after ${JSON.stringify(o)} with ${JSON.stringify(c)}`);
-        }
-      }),
-      { numRuns: 300 },
-    );
+  for (const [label, World] of [
+    ['', PlainWorld],
+    [', with a model that says when requests change', RevisedWorld],
+  ] as const)
+    test(`text prepared and lined up in idle time gives the same matches, and the keystroke after tests only the matches${label}`, () => {
+      fc.assert(
+        fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbOp, { maxLength: 20 }), (drafts, reqs, ops) => {
+          const w = new World();
+          w.add(materialise(w, drafts));
+          for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+          const f = new TimelineFilter(w);
+          let c: TimelineCriteria = NO_CRITERIA;
+          f.update(w.source(), c, w.epoch);
+          for (const o of ops) {
+            c = apply(w, c, o);
+            // Idle time between updates, whatever the source did since (it may have evicted or inserted).
+            f.prepare(w.source(), { timeRemaining: () => 50 });
+            assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)), `after ${JSON.stringify(o)} with ${JSON.stringify(c)}`);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+  test('idle preparation keeps up with a live list that is full: events that come after evictions from the front are prepared too', () => {
+    const w = new World();
+    const draft = (i: number): Draft => ({ client: 'a', t: i, dir: 'out', kind: 'event', type: 'observation:update', payload: { surfaceId: 's1', observationId: 'n', value: i, timestamp: 1 }, size: 10 });
+    w.add(materialise(w, Array.from({ length: 50 }, (_, i) => draft(i))));
+    const f = new TimelineFilter(w);
+    const idle = { timeRemaining: () => 50 };
+    while (f.prepare(w.source(), idle));
+    assert.ok(w.events.every(hasSearchText));
+    // A full recorder: as many evicted from the front as come in at the end, so the list keeps its length.
+    for (let round = 0; round < 3; round++) {
+      w.events.splice(0, 10);
+      w.evicted += 10;
+      const fresh = materialise(w, Array.from({ length: 10 }, (_, i) => draft(100 + round * 10 + i)));
+      w.add(fresh);
+      assert.ok(!fresh.some(hasSearchText));
+      while (f.prepare(w.source(), idle));
+      assert.ok(fresh.every(hasSearchText), `round ${round}`);
+    }
   });
 });

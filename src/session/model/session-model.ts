@@ -88,8 +88,19 @@ export class SessionModel {
     return this.log.dropped;
   }
 
+  /**
+   * Counts the calls that may change what the model holds (apply, tick,
+   * finish): a reader that saw a revision knows nothing changed while it is
+   * the same, without reading the model again.
+   */
+  get revision(): number {
+    return this.changes;
+  }
+  private changes = 0;
+
   /** Feed one decoded event of a client. Never throws, whatever the payload. */
   apply(ev: WireEvent, client: WireClient): void {
+    this.changes++;
     try {
       if (!isObj(ev)) return;
       const track = this.track(client, ev);
@@ -105,6 +116,7 @@ export class SessionModel {
   /** Advance the clock: raises the timeouts due by `now` (§7.5) and refusals never answered (§7.3.6). */
   tick(now: number): void {
     if (typeof now !== 'number' || !Number.isFinite(now)) return;
+    this.changes++;
     for (const track of this.tracks.values()) {
       try {
         tickRequests(track, now);
@@ -125,6 +137,7 @@ export class SessionModel {
    * for their event acknowledge nothing seen.
    */
   finish(): void {
+    this.changes++;
     for (const track of this.tracks.values()) {
       try {
         settleParked(track, Infinity);
