@@ -37,7 +37,7 @@ const ROUNDS = Number(process.env.HOOK_BENCH_ROUNDS) || 15;
  * a run the machine's other load preempted is slower, never faster. The
  * server burst takes seconds and runs once.
  */
-const REPEATS: Record<string, number> = { send: 5, dispatch: 5, receive: 1, postMessage: 3, direct: 5 };
+const REPEATS: Record<string, number> = { send: 5, dispatch: 5, receive: 1, postMessage: 5, direct: 5 };
 const BASELINE = process.env.HOOK_BENCH_BASELINE;
 
 const page = `<!doctype html><title>bench</title><script>
@@ -277,7 +277,7 @@ const results: Record<string, unknown> = {
   frames: FRAMES,
   rounds: ROUNDS,
   method:
-    'the browsers open at once, each round runs every scenario in all of them back to back in a rotating order; costs paired per round (minus the browser without any tap; in each round the fastest of a few runs per browser: send 5, dispatch 5, receive 1, postMessage 3, direct 5), medians with quartiles. overhead: wall time in the page (performance.now); overheadCpu: the renderer main thread\'s CPU time (CDP ThreadTime, mean of the runs), overheadRendererCpu: the whole renderer\'s (ProcessTime, coarse)',
+    'the browsers open at once, each round runs every scenario in all of them back to back in a rotating order; costs paired per round (minus the browser without any tap; in each round the fastest of a few runs per browser: send 5, dispatch 5, receive 1, postMessage 5, direct 5), medians with quartiles. overhead: wall time in the page (performance.now); overheadCpu: the renderer main thread\'s CPU time (CDP ThreadTime, mean of the runs), overheadRendererCpu: the whole renderer\'s (ProcessTime, coarse)',
 };
 for (const c of configs) results[c.name] = Object.fromEntries(NAMES.map((k) => [k, r3(median(times[c.name]![k]))]));
 const overhead: Record<string, unknown> = {};

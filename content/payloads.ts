@@ -93,13 +93,18 @@ function copy(v: unknown, depth: number): unknown {
     return out;
   }
   if (proto !== ObjectProto && proto !== null) throw NOT_PLAIN;
-  const o = v as Record<string, unknown>;
-  const keys = keysOf(o);
-  const out: Record<string, unknown> = {};
-  weight += 16 + keys.length * 16;
+  // Spread: the engine copies the own properties in one step (as data properties, so a setter a page put on
+  // Object.prototype is not called, and a "__proto__" key stays a key); the values that are objects are copied below.
+  const out: Record<string, unknown> = { ...(v as object) };
+  const keys = keysOf(out);
+  weight += 16;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    out[k] = copy(o[k], depth + 1);
+    const x = out[k];
+    weight += 16;
+    if (typeof x === 'string') weight += 16 + x.length * 2;
+    else if (typeof x === 'number' || typeof x === 'boolean') weight += 16;
+    else if (x !== undefined) out[k] = copy(x, depth + 1);
   }
   return out;
 }

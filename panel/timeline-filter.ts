@@ -437,6 +437,7 @@ export class TimelineFilter {
       this.heads = [];
       this.bodies = [];
       this.entries = [];
+      this.masks = new Uint32Array(0);
       this.maskBase = 0;
       this.aligned = 0;
       this.lastAligned = undefined;
@@ -506,7 +507,8 @@ export class TimelineFilter {
       this.maskBase = 0;
     }
     if (to * MASK_WORDS > this.masks.length) {
-      const grown = new Uint32Array(Math.max(1024, 2 * to) * MASK_WORDS);
+      // A quarter to spare: a full live list evicts as it appends, and each time the spare runs out the rows move down once.
+      const grown = new Uint32Array(Math.max(1024, to + (to >> 2)) * MASK_WORDS);
       grown.set(this.masks.subarray(0, this.aligned * MASK_WORDS));
       this.masks = grown;
     }
