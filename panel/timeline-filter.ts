@@ -24,6 +24,12 @@
  * - Anything else (events inserted before ones already tested, a replaced
  *   model, another broadened query) tests everything again, over the cached
  *   text.
+ * - Each pass skips, by a signature of each text (text-mask.ts), the texts
+ *   that cannot hold the needle: most of them, for the needle most events
+ *   lack, which is the costly keystroke.
+ * - Requests are read again only when the model's revision moved, and in idle
+ *   time while no criterion reads them, so a keystroke after a live stream
+ *   does not find thousands of them changed at once.
  */
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { categoryOf, field, short, surfaceOf, typeLabel, type Category } from './format.ts';
