@@ -57,7 +57,7 @@ export function needleBits(needle: string): Int32Array | undefined {
   return out.length ? Int32Array.from(out) : undefined;
 }
 
-/** Whether the signature answers for `needle` alone: a text holds it exactly when its signature has the needle's bits. */
+/** Whether the signature answers for `needle` alone: a text holds it exactly when its signature has the needle's bits (then one [word, bit]). */
 export function signatureDecides(needle: string): boolean {
   return needle.length === 1 && needle.charCodeAt(0) < 128;
 }
