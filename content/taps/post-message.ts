@@ -91,25 +91,7 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
     return selfPath;
   }
 
-  /**
-   * The last window a message came from, and its peer: most messages come
-   * from the one window the app talks to. (Held strongly: at most one window
-   * removed from the page stays alive through it, until another one writes.)
-   */
-  let lastSource: MessageEventSource | null = null;
-  let lastPeer: Peer | undefined;
-
   function peerFor(source: MessageEventSource | null, e: MessageEvent, now: number): Peer {
-    if (source !== null && source === lastSource && lastPeer && now - lastPeer.at <= PATH_TTL_MS) return lastPeer;
-    const peer = lookUpPeer(source, e, now);
-    if (source !== null && 'frames' in source) {
-      lastSource = source;
-      lastPeer = peer;
-    }
-    return peer;
-  }
-
-  function lookUpPeer(source: MessageEventSource | null, e: MessageEvent, now: number): Peer {
     const isWindow = source !== null && 'frames' in source;
     const origin = isWindow ? '' : natives.messageOrigin(e) || 'unknown';
     let known = isWindow ? peers.get(source) : origins.get(origin);
