@@ -21,6 +21,7 @@ import { onReceipt, onRequest, tickRequests } from './requests.ts';
 import { PARK_SETTLE_MS, onResult, onResultAck, pairParked, settleParked, tickRefusals } from './results.ts';
 import { onDeregister, onRegister, onTransportLost } from './surfaces.ts';
 import type { ClientState, Finding } from './types.ts';
+import { resolveTimers, type Timers } from './timers.ts';
 import type { WireClient, WireEvent } from '../wire/wire.ts';
 
 export interface SessionModelOptions {
@@ -31,6 +32,8 @@ export interface SessionModelOptions {
   maxRequests?: number;
   /** The spec release the user picked to judge clients by (default: the newest); see `judgedVersion`. */
   specVersion?: string;
+  /** The timers the app's parties run with (§7.5, §7.3.7); the spec's defaults for what is not set. */
+  timers?: Partial<Timers>;
 }
 
 /** Lifecycle names that mean the transport is gone (§7.6.1). */
@@ -54,6 +57,7 @@ export class SessionModel {
 
   /** The release the user picked: every client is judged by it, but one whose surfaces declare another. */
   readonly specVersion: SpecVersion;
+  readonly timers: Readonly<Timers>;
   private readonly log: FindingLog;
   /** The user's injected and replayed requests and their answers: their findings are marked as experiments. */
   private readonly experiments = new Experiments();
@@ -73,6 +77,7 @@ export class SessionModel {
       ...(positive(opts.maxRequests) ? { maxRequests: opts.maxRequests } : {}),
     };
     this.specVersion = judgedVersion(opts.specVersion);
+    this.timers = resolveTimers(opts.timers);
     this.log = new FindingLog(this.limits.maxFindings, (client) => judgedVersion(this.specVersion, this.clients.get(client)?.declaredVersion));
     this.log.experimentOf = (events) => this.experiments.anyExperiment(events);
     this.findings = this.log.list;
