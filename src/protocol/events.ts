@@ -372,7 +372,9 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
   const hasSuccess = required(p, pl, 'success', base, isBoolean, 'a boolean', '§7.3.2');
   checkTimestamp(p, pl, base, '§7.3.2');
 
-  if (hasOwn(pl, 'error')) {
+  // Whether the sender put an error there at all: a malformed one is its own problem, not also a missing one.
+  const sentError = hasOwn(pl, 'error');
+  if (sentError) {
     const err = pl.error;
     const eb = ptr(base, 'error');
     if (!isObj(err) || !isString(err.code) || !isString(err.message)) {
@@ -383,10 +385,10 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
     }
   }
   if (hasSuccess) {
-    if (pl.success === false && !hasOwn(pl, 'error')) {
+    if (pl.success === false && !sentError) {
       p.error(ptr(base, 'error'), 'success is false, so error MUST be present', '§7.3.3', 'error-missing');
     }
-    if (pl.success === true && hasOwn(pl, 'error')) {
+    if (pl.success === true && sentError) {
       p.error(ptr(base, 'error'), 'success is true, so error MUST NOT be present', '§7.3.3', 'error-with-success');
     }
   }
@@ -414,10 +416,8 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
       else ids.add(s.id as string);
     }
     p.addAll(scratch.done());
-    if (!usable) {
-      p.error(sb, 'surfaces holds a surface that is not usable; surfaces left out', '§7.3.4');
-      delete pl.surfaces;
-    }
+    // The unusable surface is the defect, reported where it is; the set is left out of the copy, not reported twice.
+    if (!usable) delete pl.surfaces;
   }
   optional(
     p,
@@ -428,7 +428,7 @@ function checkResult(p: Problems, pl: Obj, base: string): void {
     'an object of objects ({ [surfaceId]: { [observationId]: value } })',
     '§7.3.4',
   );
-  if (optional(p, pl, 'surfacesHash', base, isString, 'a string', '§7.3.4')) {
+  if (optional(p, pl, 'surfacesHash', base, isString, 'a string', '§7.3.4', 'hash-format')) {
     if (!SURFACES_HASH_PATTERN.test(pl.surfacesHash as string)) {
       p.error(ptr(base, 'surfacesHash'), `surfacesHash ${JSON.stringify(pl.surfacesHash)} is not "fnv1a64:" and 16 lowercase hex digits`, '§7.3.4', 'hash-format');
     }
@@ -472,9 +472,6 @@ function checkDelivery(p: Problems, pl: Obj, base: string): void {
         p.warn(ptr(ptr(db, 'omitted'), i), `"${o as string}" is listed as omitted but is present`, '§7.3.6', 'trim-shape');
       }
     });
-    if (omitted.includes('data') && !(omitted.includes('surfaces') && omitted.includes('observations'))) {
-      p.warn(ptr(db, 'omitted'), 'data is left out only after surfaces and observations', '§7.3.6', 'trim-order');
-    }
   }
   if (!usable) {
     p.error(db, 'delivery is not usable; left out', '§7.3.6', 'trim-shape');

@@ -109,21 +109,20 @@ describe('findings of experiments', () => {
     assert.ok(repeatFindings.every((f) => f.experiment === true), 'and it is the experiment that showed it');
   });
 
-  it('receipts and result acknowledgments of an injected request are experiments; a timeout of one too', () => {
+  it('receipts and result acknowledgments of an injected request are experiments; a finding its request raises too', () => {
     const tr = withCart();
     const answered = tr.request('cart', 'view_cart', {}, {}, INJECTED);
     const receipt = tr.receipt(answered.ev);
     const result = tr.result(answered.requestId, { success: true });
     const ack = tr.resultAck(result);
-    const silent = tr.request('cart', 'view_cart', {}, {}, INJECTED);
+    const invalid = tr.request('cart', 'add_item', { sku: 'a', qty: 0 }, {}, INJECTED);
     tr.wait(31_000);
     tr.update('cart', 'total', 1);
     const model = tr.model();
     for (const ev of [answered.ev, receipt, result, ack]) assert.equal(model.isExperiment(ev.id), true, ev.type ?? ev.kind);
-    const timeouts = findingsOf(model, 'sync-timeout');
     assert.deepEqual(
-      timeouts.map((f) => [f.events[0], f.experiment]),
-      [[silent.ev.id, true]],
+      findingsOf(model, 'params-invalid').map((f) => [f.events[0], f.experiment]),
+      [[invalid.ev.id, true]],
     );
   });
 

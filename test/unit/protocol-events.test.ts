@@ -362,10 +362,10 @@ describe('action:result', () => {
     const r = ok(withPayload('result', (p) => (p.error = { code: 'X', message: 'm' })));
     has(r.problems, '/payload/error', /success is true, so error MUST NOT be present/, 'error', '§7.3.3');
   });
-  it('a malformed error is left out (and then counts as missing)', () => {
+  it('a malformed error is left out, and is one problem, not also a missing error', () => {
     const r = ok(withPayload('failure', (p) => (p.error = { code: 1 })));
     has(r.problems, '/payload/error', /error must be \{ code: string, message: string, details\? \}.*left out/);
-    has(r.problems, '/payload/error', /MUST be present/);
+    assert.equal(r.problems.length, 1, JSON.stringify(r.problems));
     assert.equal('error' in r.event.payload, false);
   });
   it('custom error codes SHOULD be namespaced', () => {
@@ -383,7 +383,8 @@ describe('action:result', () => {
   it('surfaces: an unusable surface leaves the field out; duplicates are errors', () => {
     const r = ok(withPayload('result', (p) => ((p.surfaces as unknown[]).push({ id: 'broken' }))));
     has(r.problems, '/payload/surfaces/1/name', /name must be a string/);
-    has(r.problems, '/payload/surfaces', /not usable; surfaces left out/, 'error', '§7.3.4');
+    // The unusable surface is the one defect: no second problem about the set it made unusable.
+    assert.deepEqual(r.problems.filter((x) => x.path === '/payload/surfaces'), []);
     assert.equal('surfaces' in r.event.payload, false);
     const r2 = ok(withPayload('result', (p) => ((p.surfaces as unknown[]).push(surface()))));
     has(r2.problems, '/payload/surfaces/1/id', /duplicate surface id/);
@@ -420,7 +421,8 @@ describe('action:result', () => {
     const odd = ok(withPayload('result', (p) => (p.delivery = { trimmed: true, reason: 'r', omitted: ['surfaces', 'success', 'data'] })));
     has(odd.problems, '/payload/delivery/omitted/1', /only "surfaces", "observations" and "data"/, 'error');
     has(odd.problems, '/payload/delivery/omitted/0', /listed as omitted but is present/, 'warning');
-    has(odd.problems, '/payload/delivery/omitted', /data is left out only after surfaces and observations/, 'warning');
+    // Whether data went too early depends on what the refused result carried: the model compares the two, not the parser.
+    assert.deepEqual(odd.problems.filter((x) => x.path === '/payload/delivery/omitted'), []);
     has(ok(withPayload('result', (p) => (p.delivery = 'trimmed'))).problems, '/payload/delivery', /left out/);
   });
 });

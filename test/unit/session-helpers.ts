@@ -5,7 +5,7 @@
  */
 import { surfacesHash } from '../../src/protocol/index.ts';
 import type { OUISurface } from '../../src/protocol/index.ts';
-import { SessionModel, replay } from '../../src/session/model/session-model.ts';
+import { SessionModel, replay, type SessionModelOptions } from '../../src/session/model/session-model.ts';
 import type { Finding } from '../../src/session/model/types.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 
@@ -135,8 +135,8 @@ export class Traffic {
     return this.raw({ kind: 'lifecycle', type, dir: 'in' });
   }
 
-  model(): SessionModel {
-    return replay(this.events);
+  model(opts?: SessionModelOptions): SessionModel {
+    return replay(this.events, opts);
   }
 }
 

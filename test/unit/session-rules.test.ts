@@ -270,21 +270,6 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     // The result without its surfaces is the client's fault too, under their own rules.
     cleanAllows: [],
   },
-  'pending-resolved-transport-lost': {
-    trigger: () => {
-      const tr = withCart();
-      tr.request('cart', 'view_cart');
-      tr.close();
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      tr.close();
-      return tr.model();
-    },
-  },
   'result-ack-shape': {
     trigger: () => answered((tr, _id, r) => tr.resultAck(r, { ok: false })),
     clean: () => answered((tr, _id, r) => tr.resultAck(r, { ok: true })),
@@ -318,10 +303,6 @@ const SCENARIOS: Record<RuleId, Scenario> = {
       tr.receipt(ev, { ok: false, reason: 'busy' });
       return tr.model();
     },
-  },
-  'timestamp-backwards': {
-    trigger: () => answeredWithTimestamp(-5000),
-    clean: () => answeredWithTimestamp(-500),
   },
 
   'surface-id': {
@@ -476,21 +457,6 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     },
     cleanAllows: ['params-invalid'],
   },
-  'pending-resolved-unavailable': {
-    trigger: () => {
-      const tr = withCart();
-      tr.request('cart', 'view_cart');
-      tr.deregister('cart');
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.result(requestId, { success: true });
-      tr.deregister('cart');
-      return tr.model();
-    },
-  },
 
   'result-unknown-request': {
     trigger: () => {
@@ -552,107 +518,7 @@ const SCENARIOS: Record<RuleId, Scenario> = {
     trigger: () => asyncFlow([{ interim: true }, {}]),
     clean: () => asyncFlow([{ interim: true }, { interim: false }]),
   },
-  'result-after-refused-receipt': {
-    trigger: () => {
-      const tr = withCart();
-      const { ev, requestId } = tr.request('cart', 'view_cart');
-      tr.receipt(ev, { ok: false, reason: 'busy' });
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { ev, requestId } = tr.request('cart', 'view_cart');
-      tr.receipt(ev, { ok: true });
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
-  },
-  'result-after-unavailable': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.wait(10);
-      tr.deregister('cart');
-      tr.wait(10);
-      tr.result(requestId, { success: true });
-      return tr.model();
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.wait(10);
-      tr.result(requestId, { success: true });
-      tr.deregister('cart');
-      return tr.model();
-    },
-    cleanAllows: ['pending-resolved-unavailable'],
-  },
 
-  'sync-timeout': {
-    trigger: () => {
-      const tr = withCart();
-      tr.request('cart', 'view_cart');
-      return ticked(tr, 31_000);
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      tr.wait(29_000);
-      tr.result(requestId, { success: true });
-      return ticked(tr, 60_000);
-    },
-  },
-  'async-ack-timeout': {
-    trigger: () => {
-      const tr = withCart();
-      tr.request('cart', 'export_cart');
-      return ticked(tr, 6_000);
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'export_cart');
-      tr.wait(1_000);
-      tr.result(requestId, { success: true, interim: true, progress: 0 });
-      return ticked(tr, 60_000);
-    },
-  },
-  'late-result': {
-    trigger: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      const m = tr.model();
-      m.tick(T0 + 31_000);
-      tr.wait(32_000);
-      const late = tr.result(requestId, { success: true });
-      m.apply(late, tr.client);
-      return m;
-    },
-    clean: () => {
-      const tr = withCart();
-      const { requestId } = tr.request('cart', 'view_cart');
-      const m = tr.model();
-      m.tick(T0 + 10_000);
-      tr.wait(12_000);
-      m.apply(tr.result(requestId, { success: true }), tr.client);
-      return m;
-    },
-    cleanAllows: [],
-  },
-  'observation-pull-timeout': {
-    trigger: () => {
-      const tr = withCart();
-      tr.event('observation:request', { surfaceId: 'cart', observationId: 'stock', timestamp: tr.t }, 'in');
-      return ticked(tr, 6_000);
-    },
-    clean: () => {
-      const tr = withCart();
-      tr.event('observation:request', { surfaceId: 'cart', observationId: 'stock', timestamp: tr.t }, 'in');
-      tr.wait(100);
-      tr.update('cart', 'stock', 4);
-      return ticked(tr, 6_000);
-    },
-  },
 
   'hash-missing': {
     trigger: () => missingHash(),

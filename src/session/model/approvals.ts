@@ -8,11 +8,13 @@
  */
 import { ARGS_HASH_PATTERN, argsHashSync, errorMessage, requiresApproval } from '../../protocol/index.ts';
 import type { OUIAction, OUIActionApproval, OUIActionResult } from '../../protocol/index.ts';
-import { isObj, q, type EventContext } from './client-track.ts';
+import { isObj, q, type EventContext, type RequestEntry } from './client-track.ts';
 import type { ApprovalCheck, ApprovalOutcome } from './types.ts';
 
 /** Codes with which a client declines to run an action: the approval check held. */
 const REFUSAL_CODES = new Set(['ACTION_DENIED', 'VALIDATION_ERROR', 'PRECONDITION_FAILED', 'SURFACE_UNAVAILABLE', 'ACTION_NOT_FOUND']);
+/** Codes that say the handler ran (§4: "Handler threw an unhandled exception", "Action exceeded its execution timeout"). */
+const RAN_CODES = new Set(['EXECUTION_ERROR', 'TIMEOUT']);
 
 export function needsApproval(action: OUIAction): boolean {
   try {
@@ -30,20 +32,25 @@ export function recomputeArgsHash(params: unknown): ApprovalCheck['recomputed'] 
   }
 }
 
-/** The approval check of a request for an action that needs one; raises what the request alone shows. */
+/**
+ * The approval check of a request for an action that needs one; raises what
+ * the request alone shows. `at` is the request's event: a check made once the
+ * action became known (a manifest seen after the request) still dates from it.
+ */
 export function checkApproval(
   c: EventContext,
   req: { requestId: string; surfaceId: string; actionId: string; params: unknown; approval: unknown },
   action: OUIAction,
+  at: { id: string; t: number } = c.ev,
 ): ApprovalCheck {
-  const { track, ev } = c;
+  const { track } = c;
   const carried = isObj(req.approval) ? (req.approval as unknown as OUIActionApproval) : undefined;
   const recomputed = recomputeArgsHash(req.params);
   const hashMatches = carried !== undefined && recomputed.ok && carried.argsHash === recomputed.hash;
   const check: ApprovalCheck = {
     requestId: req.requestId,
-    eventId: ev.id,
-    t: ev.t,
+    eventId: at.id,
+    t: at.t,
     surfaceId: req.surfaceId,
     actionId: req.actionId,
     ...(typeof action.effect === 'string' ? { effect: action.effect } : {}),
@@ -62,7 +69,7 @@ export function checkApproval(
   const what = `${req.surfaceId}/${req.actionId}`;
   const why = action.effect === 'transaction' ? 'a transaction' : 'a destructive write (confirm: true)';
   const raise = (rule: 'approval-missing' | 'approval-hash-mismatch' | 'approval-params-unhashable', message: string) =>
-    track.log.raise({ rule, client: track.key, subject: req.requestId, message, events: [ev.id], t: ev.t });
+    track.log.raise({ rule, client: track.key, subject: req.requestId, message, events: [at.id], t: at.t });
   // A malformed argsHash is the parser's finding (approval-hash-format); it cannot match either.
   if (!carried) raise('approval-missing', `request ${q(req.requestId)} for ${what}, ${why}, carries no approval`);
   if (!recomputed.ok) raise('approval-params-unhashable', `params of request ${q(req.requestId)} for ${what} have no canonical JSON, so no approval can match them: ${recomputed.error}`);
@@ -72,39 +79,88 @@ export function checkApproval(
   return check;
 }
 
+/**
+ * A request whose action the inspector learned only after it arrived (the
+ * manifest came with a later registration or result, as in snapshot mode):
+ * what the action declares still applies to it, from the request's own moment.
+ */
+export function learnAction(c: EventContext, entry: RequestEntry): void {
+  const req = entry.state;
+  if (req.action) return;
+  const { action } = c.track.findAction(req.surfaceId, req.actionId);
+  if (!action) return;
+  req.action = action;
+  if (action.async === true) entry.meta.async = true;
+  if (!entry.meta.approval && needsApproval(action)) {
+    const first = req.sends[0]!;
+    entry.meta.approval = checkApproval(c, { ...req, approval: req.approval }, action, { id: first.eventId, t: first.t });
+  }
+}
+
+/**
+ * Whether an answer shows the handler ran: success, or a failure the handler
+ * itself produced (EXECUTION_ERROR: "Handler threw"; TIMEOUT: "Action
+ * exceeded its execution timeout"). Any other code is a refusal to run, or
+ * says nothing about it, and is never read as a run.
+ */
+function ran(result: OUIActionResult): { ran: boolean; code?: string } {
+  if (result.success === true) return { ran: true };
+  const code = isObj(result.error) && typeof result.error.code === 'string' ? result.error.code : undefined;
+  return { ran: code !== undefined && RAN_CODES.has(code), ...(code !== undefined ? { code } : {}) };
+}
+
 /** The final result of a request that needed approval. */
 export function approvalOutcome(c: EventContext, check: ApprovalCheck, result: OUIActionResult): void {
+  const verdict = ran(result);
+  if (verdict.code !== undefined) check.code = verdict.code;
+  const started = check.outcome === 'ran';
+  check.outcome = verdict.ran || started ? 'ran' : verdict.code !== undefined && REFUSAL_CODES.has(verdict.code) ? 'refused' : 'failed';
+  if (verdict.ran && !started) judgeRun(c, check);
+}
+
+/** An async action acknowledged as started: its job is a run, whatever its final answer says. */
+export function noteRunStart(c: EventContext, check: ApprovalCheck): void {
+  if (check.outcome === 'ran') return;
+  check.outcome = 'ran';
+  judgeRun(c, check);
+}
+
+/**
+ * The action ran: on a grant for exactly these params, that no earlier run
+ * used (a grant is single-use), and that still admitted runs when this one
+ * started (its request's moment, not its answer's).
+ */
+function judgeRun(c: EventContext, check: ApprovalCheck): void {
   const { track, ev } = c;
-  let outcome: ApprovalOutcome;
-  if (result.success === true) outcome = 'ran';
-  else {
-    const code = isObj(result.error) && typeof result.error.code === 'string' ? result.error.code : undefined;
-    if (code !== undefined) check.code = code;
-    outcome = code !== undefined && REFUSAL_CODES.has(code) ? 'refused' : 'failed';
-  }
-  check.outcome = outcome;
-  if (outcome !== 'ran') return;
   const what = `${check.surfaceId}/${check.actionId}`;
-  if (!check.hashMatches) {
+  const approvalId = typeof check.carried?.approvalId === 'string' ? check.carried.approvalId : undefined;
+  const usedBy = approvalId !== undefined ? track.usedGrants.get(approvalId) : undefined;
+  const reused = usedBy !== undefined && usedBy !== check.requestId;
+  if (!check.hashMatches || reused) {
     const missing = !check.carried
       ? 'no approval'
       : !check.recomputed.ok
         ? 'params with no canonical JSON'
-        : 'an approval for other params (argsHash mismatch)';
+        : !check.hashMatches
+          ? 'an approval for other params (argsHash mismatch)'
+          : `approval ${q(approvalId)}, a single-use grant request ${q(usedBy)} had already used`;
     track.log.raise({
       rule: 'unapproved-run',
       client: track.key,
       subject: check.requestId,
-      message: `request ${q(check.requestId)} ran ${what}, an irreversible action, without the user's approval of these params: it carried ${missing}`,
+      message: `request ${q(check.requestId)} ran ${what}, an irreversible action, without a grant for these params: it carried ${missing}`,
       events: [ev.id, check.eventId],
       t: ev.t,
     });
-  } else if (check.expiresAt !== undefined && ev.t > check.expiresAt) {
+    return;
+  }
+  if (approvalId !== undefined) track.usedGrants.set(approvalId, check.requestId);
+  if (check.expiresAt !== undefined && check.t > check.expiresAt) {
     track.log.raise({
       rule: 'approval-expired-run',
       client: track.key,
       subject: check.requestId,
-      message: `request ${q(check.requestId)} ran ${what} on approval ${q(check.carried?.approvalId)}, whose grant expired ${Math.round(ev.t - check.expiresAt)} ms earlier`,
+      message: `request ${q(check.requestId)} ran ${what} on approval ${q(approvalId)}, whose grant had expired ${Math.round(check.t - check.expiresAt)} ms before the request came`,
       events: [ev.id, check.eventId],
       t: ev.t,
     });

@@ -7,6 +7,7 @@
 import type { OUIAction, OUISurface } from '../../protocol/index.ts';
 import { BoundedMap, OldestKey, SlidingWindow, pushBounded } from './bounded.ts';
 import type { FindingLog } from './findings.ts';
+import { SPEC_TIMERS, type Timers } from './timers.ts';
 import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './types.ts';
 import type { WireClient } from '../wire/wire.ts';
 
@@ -117,18 +118,19 @@ export class ClientTrack {
   readonly setsByHash = new BoundedMap<string, OUISurface[]>(64);
   /** Approval grants the traffic showed (`x-approval:*` with expiresAt), approvalId → expiresAt. */
   readonly grants = new BoundedMap<string, number>(1000);
+  /** Single-use grants a run has used, approvalId → the request that ran on it. */
+  readonly usedGrants = new BoundedMap<string, string>(10_000);
   readonly observationMeta = new Map<string, ObservationMeta>();
   /** `observation:request`s waiting for an update, by `surfaceId/observationId`. */
   readonly pulls = new BoundedMap<string, { t: number; eventId: string }>(1000);
   /** `observation:request` event id → its `surfaceId/observationId`, for the client's acknowledgment. */
   readonly pullEvents = new BoundedMap<string, string>(1000);
-  /** The latest timestamp the client's events carried. */
-  latest?: { ts: number; eventId: string; type: string };
 
   constructor(
     client: WireClient,
     readonly limits: ModelLimits,
     readonly log: FindingLog,
+    readonly timers: Readonly<Timers> = SPEC_TIMERS,
   ) {
     this.state = {
       client,
@@ -188,6 +190,11 @@ export class ClientTrack {
     return [...this.state.surfaces.values()].map((s) => s.surface);
   }
 
+  /** The mounted surfaces as the client sent them: what its surfacesHash is taken over. */
+  wireSurfaces(): OUISurface[] {
+    return [...this.state.surfaces.values()].map((s) => (s.sent ?? s.surface) as OUISurface);
+  }
+
   /** The action a surface mounted now declares, if both exist. */
   findAction(surfaceId: unknown, actionId: unknown): { surface?: OUISurface; action?: OUIAction } {
     if (typeof surfaceId !== 'string') return {};
@@ -218,6 +225,12 @@ function limitOf(limits: ModelLimits, listName: 'lifecycle' | 'hashes' | 'surfac
 export interface EventContext {
   track: ClientTrack;
   ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean };
+  /**
+   * The payload as it was sent, before the parser's guarded copy left out
+   * what it could not use: hashes are recomputed over what the client
+   * hashed, and a member is "present" when the sender put it there.
+   */
+  raw?: Record<string, unknown>;
 }
 
 export { isRecord as isObj } from '../../protocol/json-object.ts';

@@ -76,14 +76,16 @@ export function checkResultHash(
   knownSurfaces: string | undefined,
 ): HashRecord {
   const { track, ev } = c;
-  const carried = Array.isArray(r.surfaces) ? r.surfaces : undefined;
-  const current = track.surfacesKnown ? track.mountedSurfaces() : undefined;
-  const check = hashVerdict(r.surfacesHash, carried, (h) => track.setsByHash.get(h), current, knownSurfaces);
+  // What the client hashed is what it sent, not the parser's copy with unusable members left out.
+  const sent = sentResult(c, r);
+  const carried = Array.isArray(sent.surfaces) ? sent.surfaces : undefined;
+  const current = track.surfacesKnown ? track.wireSurfaces() : undefined;
+  const check = hashVerdict(sent.surfacesHash, carried, (h) => track.setsByHash.get(h), current, knownSurfaces);
   const record: HashRecord = {
     eventId: ev.id,
     t: ev.t,
     requestId,
-    ...(typeof r.surfacesHash === 'string' ? { reported: r.surfacesHash } : {}),
+    ...(typeof sent.surfacesHash === 'string' ? { reported: sent.surfacesHash } : {}),
     ...(check.recomputed ? { recomputed: check.recomputed } : {}),
     verdict: check.verdict,
     carriedSurfaces: carried !== undefined,
@@ -99,30 +101,35 @@ export function checkResultHash(
       raise('hash-missing', 'client', `result for ${rid} carries no surfacesHash (a client MUST send it)`);
       break;
     case 'bad-format':
-      raise('hash-format', 'client', `surfacesHash ${q(r.surfacesHash)} of the result for ${rid} is not fnv1a64: and 16 lowercase hex digits`);
+      raise('hash-format', 'client', `surfacesHash ${q(sent.surfacesHash)} of the result for ${rid} is not fnv1a64: and 16 lowercase hex digits`);
       break;
     case 'utf8-variant':
     case 'utf16le-variant':
       raise(
         'hash-byte-variant',
         check.verdict,
-        `surfacesHash ${q(r.surfacesHash)} of the result for ${rid} should be ${check.expected}: ${VARIANT_TEXT[check.verdict]}`,
+        `surfacesHash ${q(sent.surfacesHash)} of the result for ${rid} should be ${check.expected}: ${VARIANT_TEXT[check.verdict]}`,
       );
       break;
     case 'mismatch':
       if (carried) {
-        raise('hash-mismatch', 'carried', `surfacesHash ${q(r.surfacesHash)} of the result for ${rid} does not match the surfaces it carries (they hash to ${check.recomputed})`);
+        raise('hash-mismatch', 'carried', `surfacesHash ${q(sent.surfacesHash)} of the result for ${rid} does not match the surfaces it carries (they hash to ${check.recomputed})`);
       } else {
         raise(
           'hash-mismatch',
           'held',
-          `surfacesHash ${q(r.surfacesHash)} of the result for ${rid} matches no surface set this client registered or reported (its mounted set hashes to ${check.recomputed})`,
+          `surfacesHash ${q(sent.surfacesHash)} of the result for ${rid} matches no surface set this client registered or reported (its mounted set hashes to ${check.recomputed})`,
           'warning',
         );
       }
       break;
   }
   return record;
+}
+
+/** The result as the client sent it, where the model has it; else the parser's copy. */
+export function sentResult(c: EventContext, r: Record<string, unknown>): Record<string, unknown> {
+  return c.raw ?? r;
 }
 
 /**
@@ -137,7 +144,8 @@ export function checkSurfacesPresent(
   baseline: string[],
   baselineName: string,
 ): void {
-  if (Array.isArray(r.surfaces) || typeof r.surfacesHash !== 'string') return;
+  // Sent is present, usable or not: a malformed set is its own finding, not also a missing one.
+  if (Object.hasOwn(sentResult(c, r), 'surfaces') || typeof r.surfacesHash !== 'string') return;
   const delivery = r.delivery as { omitted?: unknown } | undefined;
   if (delivery && Array.isArray(delivery.omitted) && delivery.omitted.includes('surfaces')) return;
   if (baseline.includes(r.surfacesHash)) return;

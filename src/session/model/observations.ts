@@ -4,7 +4,7 @@
  * readable lines, schema verdicts, the update rate over a sliding second,
  * and pull requests (`observation:request`) waiting for their answer.
  */
-import { MAX_ON_CHANGE_RATE, OBSERVATION_PULL_TIMEOUT_MS } from '../../protocol/index.ts';
+import { MAX_ON_CHANGE_RATE } from '../../protocol/index.ts';
 import type { OUIObservation, OUISurface } from '../../protocol/index.ts';
 import { SlidingWindow, pushBounded } from './bounded.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
@@ -136,8 +136,9 @@ export function applyObservation(c: EventContext, u: UpdateInput): void {
   }
   st.updates++;
 
-  if (u.pushed) {
-    st.rate = meta.window.add(ev.t);
+  // Rate by the client's own timestamps: one long-polling POST delivers seconds of updates at one capture time.
+  if (u.pushed && !outOfOrder) {
+    st.rate = meta.window.add(u.timestamp);
     if (st.rate > MAX_ON_CHANGE_RATE && st.updateFrequency === 'on-change') {
       if (!meta.inBurst) {
         meta.inBurst = true;
@@ -197,20 +198,4 @@ export function onPullAck(track: ClientTrack, requestEventId: string, ok: boolea
   if (key === undefined) return;
   track.pullEvents.delete(requestEventId);
   if (!ok && track.pulls.get(key)?.eventId === requestEventId) track.pulls.delete(key);
-}
-
-/** Pull requests unanswered past their timeout (§7.5). */
-export function tickObservations(track: ClientTrack, now: number): void {
-  for (const [key, pull] of [...track.pulls.entries()]) {
-    if (now - pull.t <= OBSERVATION_PULL_TIMEOUT_MS) continue;
-    track.pulls.delete(key);
-    track.log.raise({
-      rule: 'observation-pull-timeout',
-      client: track.key,
-      subject: `${key}@${pull.eventId}`,
-      message: `observation:request for ${q(key)} got no update within ${secs(OBSERVATION_PULL_TIMEOUT_MS)}`,
-      events: [pull.eventId],
-      t: now,
-    });
-  }
 }

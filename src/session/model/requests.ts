@@ -4,7 +4,6 @@
  * surface or action, invalid params), approvals, and the runtime's
  * deadlines (§7.5) and SURFACE_UNAVAILABLE resolutions (§7.2, §7.6.1).
  */
-import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../../protocol/index.ts';
 import { BoundedMap } from './bounded.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { checkApproval, needsApproval } from './approvals.ts';
@@ -112,55 +111,42 @@ export function onReceipt(c: EventContext, sendEventId: string, requestId: strin
   }
 }
 
-/** Pending requests the runtime resolves SURFACE_UNAVAILABLE: their surface went away (§7.2) or the transport did (§7.6.1). */
-export function resolveUnavailable(c: EventContext, which: (req: RequestState) => boolean, why: string, cause: 'deregistered' | 'transport-lost' = 'deregistered'): void {
+/**
+ * Pending requests the runtime resolves SURFACE_UNAVAILABLE: their surface
+ * went away (§7.2) or the transport did (§7.6.1). What the runtime does with
+ * them stays inside it, so this marks the requests and raises nothing: the
+ * client answering afterwards is the §7.3.4 navigation case, not a fault.
+ */
+export function resolveUnavailable(c: EventContext, which: (req: RequestState) => boolean, why: string): void {
   const { track, ev } = c;
-  const resolved: string[] = [];
   for (const entry of [...track.open]) {
     const req = entry.state;
     if (entry.meta.final || !which(req)) continue;
     req.resolution = { code: 'SURFACE_UNAVAILABLE', t: ev.t, eventId: ev.id, why };
     req.status = 'failed';
     track.open.delete(entry);
-    resolved.push(req.requestId);
   }
-  if (!resolved.length) return;
-  const shown = resolved.slice(0, 5).map((id) => q(id)).join(', ') + (resolved.length > 5 ? ` and ${resolved.length - 5} more` : '');
-  track.log.raise({
-    rule: cause === 'transport-lost' ? 'pending-resolved-transport-lost' : 'pending-resolved-unavailable',
-    client: track.key,
-    subject: ev.id,
-    message: `${why} with ${resolved.length} request(s) pending (${shown}); the runtime resolves them SURFACE_UNAVAILABLE`,
-    events: [ev.id],
-    t: ev.t,
-  });
 }
 
-/** Deadlines (§7.5) as of `now`. */
+/** The runtime's deadline for the answer a request waits for (§7.5): the interim acknowledgment of an async one, else the final result. */
+export function deadlineOf(track: ClientTrack, entry: RequestEntry): number {
+  return entry.meta.async ? track.timers.asyncAckMs : track.timers.syncMs;
+}
+
+/**
+ * The runtime's deadlines (§7.5) as of `now`: a request past it is one the
+ * runtime answered TIMEOUT itself and stopped waiting for. Shown on the
+ * request, never as a finding: the timer is the runtime's, and "the surface
+ * MAY still complete the operation".
+ */
 export function tickRequests(track: ClientTrack, now: number): void {
   for (const entry of [...track.open]) {
-    const req = entry.state;
-    const first = req.sends[0];
+    const first = entry.state.sends[0];
     if (!first || entry.meta.timedOut) continue;
-    const age = now - first.t;
-    const what = `${req.surfaceId}/${req.actionId}`;
-    // Async: the interim acknowledgment is due within 5 s; sync: the final result within 30 s (§7.5).
-    const async = entry.meta.async;
-    const answered = async ? entry.meta.firstInterim || entry.meta.final : entry.meta.final;
-    const limit = async ? ASYNC_ACK_TIMEOUT_MS : SYNC_TIMEOUT_MS;
-    if (answered || age <= limit) continue;
+    const answered = entry.meta.async ? entry.meta.firstInterim || entry.meta.final : entry.meta.final;
+    if (answered || now - first.t <= deadlineOf(track, entry)) continue;
     entry.meta.timedOut = true;
-    req.status = 'timed-out';
+    entry.state.status = 'timed-out';
     track.open.delete(entry);
-    track.log.raise({
-      rule: async ? 'async-ack-timeout' : 'sync-timeout',
-      client: track.key,
-      subject: req.requestId,
-      message: async
-        ? `async request ${q(req.requestId)} for ${what} got no interim acknowledgment within ${secs(limit)}; the runtime answers TIMEOUT`
-        : `request ${q(req.requestId)} for ${what} has no result ${secs(limit)} after it was sent; the runtime answers TIMEOUT`,
-      events: [first.eventId],
-      t: now,
-    });
   }
 }

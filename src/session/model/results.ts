@@ -4,21 +4,18 @@
  * late answers (§7.5), refused results and their trimmed re-sends (§7.3.6),
  * answers to repeated requests (§7.3.7), and the receiver's acknowledgments.
  */
-import { ASYNC_ACK_TIMEOUT_MS, REANSWER_INTERVAL_MS, SYNC_TIMEOUT_MS } from '../../protocol/index.ts';
 import type { OUIActionResult } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
-import { approvalOutcome } from './approvals.ts';
+import { approvalOutcome, learnAction, noteRunStart } from './approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
-import { checkResultHash, checkSurfacesPresent } from './hashes.ts';
+import { checkResultHash, checkSurfacesPresent, sentResult } from './hashes.ts';
 import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, noteHeldSurfaces } from './session-checks.ts';
+import { deadlineOf } from './requests.ts';
 import { onObservationSnapshot } from './observations.ts';
 import { errorsLine, validate } from './payload.ts';
 import { internSurfaces, onReported } from './surfaces.ts';
 import type { ResultRecord } from './types.ts';
 import type { RuleId } from './rules.ts';
-
-/** How long a refused result may wait for its re-send before the refusal counts as ignored. */
-export const RESEND_GRACE_MS = 5_000;
 
 type Result = Record<string, unknown>;
 
@@ -83,8 +80,11 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
     return;
   }
 
+  learnAction(c, entry);
   const rec: ResultRecord = { eventId: ev.id, t: ev.t, result: r as unknown as OUIActionResult };
   const interim = r.interim === true || isLegacyAcknowledgment(c, entry, r);
+  // An action the inspector has not seen declared is async when its client acknowledges it as one.
+  if (r.interim === true && !entry.state.action) entry.meta.async = true;
   const trimmed = isObj(r.delivery) && r.delivery.trimmed === true;
   const refused = entry.meta.refused;
   const repeatSinceRefusal = refused !== undefined && [...entry.meta.repeats.values()].some((x) => x.t > refused.t && !x.answered);
@@ -106,11 +106,10 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   const base = baselineOf(entry, role, interim);
   checkSurfacesPresent(c, r, requestId, base.hashes, base.name);
   if (interim && typeof r.surfacesHash === 'string') entry.meta.lastInterimHash = r.surfacesHash;
-  // A result the runtime discards (§7.5, §7.6.1) changes nothing it holds.
-  const discarded = track.closed !== undefined || entry.state.resolution !== undefined || entry.meta.timedOut === true;
-  // A parked result changed the client's state where it stood in the stream.
-  if (!discarded && !parked) applyClientState(c, r);
-  if (!discarded) noteHeldSurfaces(c, r);
+  // What a result reports of the client is true of the client whoever still listens; a parked result changed it where it stood in the stream.
+  if (!track.closed && !parked) applyClientState(c, r);
+  // What the runtime holds changes only with what it takes in: not an answer it discards (§7.5), nor one after the transport is gone (§7.6.1).
+  if (!track.closed && entry.meta.timedOut !== true) noteHeldSurfaces(c, r);
   if (Array.isArray(r.surfaces)) r.surfaces = internSurfaces(track, r.surfaces);
 }
 
@@ -130,28 +129,11 @@ function baselineOf(entry: RequestEntry, role: ResultRole, interim: boolean): { 
 }
 
 function applyClientState(c: EventContext, r: Result): void {
-  if (Array.isArray(r.surfaces)) onReported(c, r.surfaces);
+  const sent = sentResult(c, r).surfaces;
+  if (Array.isArray(r.surfaces)) onReported(c, r.surfaces, Array.isArray(sent) && sent.length === r.surfaces.length ? sent : r.surfaces);
   if (r.observations !== undefined) {
     const ts = typeof r.timestamp === 'number' && Number.isFinite(r.timestamp) ? r.timestamp : c.ev.t;
     onObservationSnapshot(c, r.observations, ts);
-  }
-}
-
-/** Results that arrive after the runtime gave up on the request. */
-function checkLate(c: EventContext, entry: RequestEntry): void {
-  const req = entry.state;
-  const raise = raiser(c, req.requestId);
-  if (req.resolution) {
-    raise(
-      'result-after-unavailable',
-      `result for ${q(req.requestId)} arrived ${secs(c.ev.t - req.resolution.t)} after ${req.resolution.why}; the runtime had resolved it SURFACE_UNAVAILABLE and discards it`,
-      { events: [req.resolution.eventId] },
-    );
-  }
-  if (entry.meta.receiptRefused) {
-    raise('result-after-refused-receipt', `result for ${q(req.requestId)}, a request the client refused on receipt (${q(entry.meta.receiptRefused.reason)})`, {
-      events: [entry.meta.receiptRefused.eventId],
-    });
   }
 }
 
@@ -159,7 +141,6 @@ function onInterim(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: R
   const { meta, state: req } = entry;
   const raise = raiser(c, req.requestId);
   const what = `${req.surfaceId}/${req.actionId}`;
-  checkLate(c, entry);
   if (req.action && req.action.async !== true) {
     raise('interim-on-sync', `result for ${q(req.requestId)} has interim: true, but ${what} is a sync action`, { subject: what });
   }
@@ -169,18 +150,15 @@ function onInterim(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: R
   }
   if (!meta.firstInterim) {
     meta.firstInterim = rec;
-    const first = req.sends[0]!;
-    const age = c.ev.t - first.t;
-    if (meta.async && age > ASYNC_ACK_TIMEOUT_MS) {
-      if (meta.timedOut) raise('late-result', `${q(req.requestId)} acknowledged after ${secs(age)}; the runtime had already answered TIMEOUT and discards it`, { events: [first.eventId] });
-      else {
-        meta.timedOut = true;
-        req.status = 'timed-out';
-        raise('async-ack-timeout', `async request ${q(req.requestId)} for ${what} acknowledged after ${secs(age)}, past the ${secs(ASYNC_ACK_TIMEOUT_MS)} deadline; the runtime has discarded it`, {
-          events: [first.eventId],
-        });
-      }
+    // Past the runtime's acknowledgment deadline (§7.5): it answered TIMEOUT itself; the surface may still go on.
+    if (meta.async && c.ev.t - req.sends[0]!.t > deadlineOf(c.track, entry)) {
+      meta.timedOut = true;
+      req.status = 'timed-out';
     }
+    if (r.success === true && meta.approval) noteRunStart(c, meta.approval);
+  } else {
+    const role = answerToRepeat(c, entry, meta.firstInterim, r, false);
+    if (role) return role;
   }
   if (req.status === 'pending') req.status = 'running';
   return 'interim';
@@ -191,9 +169,9 @@ function onFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Res
   if (meta.final) return onAnotherFinal(c, entry, rec, r);
   const raise = raiser(c, req.requestId);
   const what = `${req.surfaceId}/${req.actionId}`;
-  checkLate(c, entry);
   if (meta.async) {
-    if (!meta.firstInterim) raise('async-no-interim', `the first result for async request ${q(req.requestId)} (${what}) is final; it must first acknowledge with interim: true`);
+    // A refusal before any job started (VALIDATION_ERROR, ACTION_DENIED, …) acknowledges nothing: it is the answer.
+    if (!meta.firstInterim && r.success === true) raise('async-no-interim', `the first result for async request ${q(req.requestId)} (${what}) is final; it must first acknowledge with interim: true`);
     if (r.interim === undefined) raise('async-final-interim-unset', `final result for async request ${q(req.requestId)} (${what}) does not set interim: false`, { subject: what });
   }
   meta.final = rec;
@@ -201,15 +179,9 @@ function onFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Res
   const first = req.sends[0]!;
   // Two frames' clocks can put the answer before its request: never a negative duration.
   req.durationMs = Math.max(0, c.ev.t - first.t);
-  if (!req.resolution && !meta.timedOut) req.status = r.success === true ? 'succeeded' : 'failed';
-  if (!meta.async && req.durationMs > SYNC_TIMEOUT_MS) {
-    if (meta.timedOut) raise('late-result', `${q(req.requestId)} answered after ${secs(req.durationMs)}; the runtime had already answered TIMEOUT and discards it`, { events: [first.eventId] });
-    else {
-      meta.timedOut = true;
-      raise('sync-timeout', `request ${q(req.requestId)} for ${what} answered after ${secs(req.durationMs)}; the runtime has discarded it`, { events: [first.eventId] });
-    }
-    req.status = 'timed-out';
-  }
+  // Past the runtime's deadline (§7.5) the runtime answered TIMEOUT itself: shown on the request, never the client's fault.
+  if (!meta.async && req.durationMs > deadlineOf(c.track, entry)) meta.timedOut = true;
+  req.status = meta.timedOut ? 'timed-out' : req.resolution ? 'failed' : r.success === true ? 'succeeded' : 'failed';
   checkExpectation(c, entry, r);
   checkAnswerSurfaces(c, entry, r);
   checkOutput(c, entry, r);
@@ -246,36 +218,80 @@ function checkOutput(c: EventContext, entry: RequestEntry, r: Result): void {
 
 /** A second final answer: the answer to a repeat (§7.3.7), or one result too many (§7.3.3). */
 function onAnotherFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Result): ResultRole {
-  const { meta, state: req } = entry;
-  const first = meta.final!;
-  const raise = raiser(c, req.requestId);
+  const first = entry.meta.final!;
+  const role = answerToRepeat(c, entry, first, r, true);
+  if (role) return role;
   const same = sameOutcome(first.result as unknown as Result, r);
+  raiser(c, entry.state.requestId)('duplicate-result', `a second final result for ${q(entry.state.requestId)}${same ? '' : ', with a different outcome'}; a request gets exactly one`, { events: [first.eventId] });
+  return 'duplicate';
+}
+
+/** A job's identity in an async acknowledgment's data, where the client names one. */
+function jobOf(r: Result): string | undefined {
+  const d = r.data;
+  if (!isObj(d)) return undefined;
+  for (const k of ['jobId', 'taskId', 'operationId', 'runId']) if (typeof d[k] === 'string' || typeof d[k] === 'number') return `${k}=${String(d[k])}`;
+  return undefined;
+}
+
+/**
+ * Whether `r` answers a repeat of its request (§7.3.7), judged at the moment
+ * it was sent: not before the first answer was, not once the receiver
+ * acknowledged that answer, and not while that unacknowledged answer is
+ * younger than the client's re-answer interval; and with the same result.
+ *
+ * `first` is the first answer: the final result, or for an async request's
+ * interim, its acknowledgment. An interim that is neither that
+ * acknowledgment again nor a second job is progress, not an answer.
+ * Returns undefined when `r` answers no repeat.
+ */
+function answerToRepeat(c: EventContext, entry: RequestEntry, first: ResultRecord, r: Result, final: boolean): ResultRole | undefined {
+  const { meta, state: req } = entry;
   let repeat: { t: number; id: string; handled: { answered: boolean; ack: { handling?: string } } } | undefined;
   // The answer goes to the latest repeat before it: that is the copy the client was deciding on.
   for (const [id, x] of meta.repeats.entries()) {
     if (!x.answered && x.t <= c.ev.t) repeat = { t: x.t, id, handled: x };
   }
-  if (!repeat) {
-    raise('duplicate-result', `a second final result for ${q(req.requestId)}${same ? '' : ', with a different outcome'}; a request gets exactly one`, { events: [first.eventId] });
-    return 'duplicate';
-  }
+  if (!repeat) return undefined;
+  const firstResult = first.result as unknown as Result;
+  const same = sameOutcome(firstResult, r);
+  const firstJob = jobOf(firstResult);
+  const secondJob = !final && firstJob !== undefined && jobOf(r) !== undefined && jobOf(r) !== firstJob;
+  if (!final && !secondJob && !(same && jsonEqual(firstResult.progress, r.progress))) return undefined;
   repeat.handled.answered = true;
-  repeat.handled.ack.handling = same ? 'answered again with the same result' : 'answered again with a different result';
+  repeat.handled.ack.handling = same && !secondJob ? 'answered again with the same result' : 'answered again with a different result';
+  const raise = raiser(c, req.requestId);
   const events = [repeat.id, first.eventId];
-  if (repeat.t < first.t) {
-    repeat.handled.ack.handling += ' while the first was being worked out';
-    raise('repeat-answered-in-flight', `a repeat of ${q(req.requestId)} came ${secs(first.t - repeat.t)} before its first answer and was answered as well`, { events });
-  } else if (meta.finalAckedAt !== undefined && meta.finalAckedAt <= repeat.t) {
-    raise('repeat-answered-after-ack', `a repeat of ${q(req.requestId)} was answered although the receiver had acknowledged the first answer`, { events });
-  } else if (repeat.t - first.t < REANSWER_INTERVAL_MS) {
+  const ackedAt = final ? meta.finalAckedAt : first.ack?.ok ? first.ack.t : undefined;
+  const age = c.ev.t - sentAt(first);
+  const interval = c.track.timers.reanswerMs;
+  if (ackedAt !== undefined && ackedAt <= c.ev.t) {
+    raise('repeat-answered-after-ack', `a repeat of ${q(req.requestId)} was answered ${secs(c.ev.t - ackedAt)} after the receiver acknowledged the first answer`, { events });
+  } else if (age < interval) {
+    const inFlight = repeat.t < first.t;
+    if (inFlight) repeat.handled.ack.handling += ' while the first was being worked out';
     raise(
-      'repeat-answered-too-soon',
-      `a repeat of ${q(req.requestId)} was answered ${secs(repeat.t - first.t)} after the first, unacknowledged answer (the re-answer interval is ${secs(REANSWER_INTERVAL_MS)})`,
+      inFlight ? 'repeat-answered-in-flight' : 'repeat-answered-too-soon',
+      `a repeat of ${q(req.requestId)}${inFlight ? `, which came ${secs(first.t - repeat.t)} before its first answer,` : ''} was answered ${secs(age)} after that unacknowledged answer (the re-answer interval is ${secs(interval)})`,
       { events },
     );
   }
-  if (!same) raise('repeat-ran-twice', `two different results for ${q(req.requestId)}: the client must run a request id once`, { events });
+  if (!same || secondJob) {
+    raise('repeat-ran-twice', secondJob ? `a repeat of ${q(req.requestId)} started a second job (${jobOf(r)} after ${firstJob}): the client must run a request id once` : `two different results for ${q(req.requestId)}: the client must run a request id once`, { events });
+  }
   return 'repeat';
+}
+
+/**
+ * When an answer left the client, as early as the capture can tell: its
+ * capture time, or its own timestamp where that is earlier (a long-polling
+ * client queues what it sends while a POST is in flight). The earlier, the
+ * longer the interval measured, so a queued first answer never makes a
+ * conformant re-answer look early.
+ */
+function sentAt(rec: ResultRecord): number {
+  const ts = (rec.result as unknown as Result).timestamp;
+  return typeof ts === 'number' && Number.isFinite(ts) && ts < rec.t && rec.t - ts < 60_000 ? ts : rec.t;
 }
 
 /** A result sent again after the receiver refused it: it must be trimmed and say so (§7.3.6). */
@@ -290,9 +306,11 @@ function onResend(c: EventContext, entry: RequestEntry, r: Result, trimmed: bool
   if (!trimmed) {
     raise('resend-unmarked', `result for ${q(req.requestId)} was sent again after the receiver refused it (${q(refused.reason)}) without delivery: { trimmed: true, reason, omitted }`, { events });
   }
-  const changed = original.success !== r.success || !jsonEqual(original.error, r.error);
+  // The outcome that happened: success, error, and data unless the re-send left it out (OUIResultDelivery).
+  const dataChanged = !omittedOf(r).includes('data') && r.data !== undefined && !jsonEqual(original.data, r.data);
+  const changed = original.success !== r.success || !jsonEqual(original.error, r.error) || dataChanged;
   if (changed) {
-    raise('trim-changed-outcome', `the re-send of ${q(req.requestId)} changed the outcome (success/error) of the refused result; they are never trimmed`, { events });
+    raise('trim-changed-outcome', `the re-send of ${q(req.requestId)} changed the outcome (${dataChanged ? 'data' : 'success/error'}) of the refused result; success, error and data it keeps are never changed`, { events });
   }
   // A changed outcome is another answer, not a trimmed one: what it leaves out says nothing more.
   if (trimmed && !changed) checkDelivery(c, r, original, req.requestId, events);
@@ -394,23 +412,23 @@ export function onResultAck(c: EventContext, ref: ResultRef, ack: { ok: boolean;
   track.refusals.add(entry);
 }
 
-/** Refused results still not sent again after the grace period. */
-export function tickRefusals(track: ClientTrack, now: number): void {
+/**
+ * The recording is over: refused results never sent again (§7.3.6). The
+ * spec sets no deadline for the re-send, so only the end of a recording
+ * makes its absence certain.
+ */
+export function finishRefusals(track: ClientTrack, now: number): void {
   for (const entry of [...track.refusals]) {
-    const refused = entry.meta.refused;
-    if (!refused) {
-      track.refusals.delete(entry);
-      continue;
-    }
-    if (now - refused.t <= RESEND_GRACE_MS) continue;
     track.refusals.delete(entry);
+    const refused = entry.meta.refused;
+    if (!refused) continue;
     track.log.raise({
       rule: 'refused-not-resent',
       client: track.key,
       subject: entry.state.requestId,
       message: `the receiver refused the result for ${q(entry.state.requestId)} (${q(refused.reason)}) and the client never sent it again trimmed`,
       events: [refused.ackEventId, refused.ref.rec.eventId],
-      t: now,
+      t: Number.isFinite(now) ? now : refused.t,
     });
   }
 }

@@ -51,7 +51,6 @@ const DEFS = {
   'payload-problem-from-runtime': ['error', 'Appendix A', 'A payload field of a runtime event is missing or mistyped', R, '0.2.0'],
   'wrong-direction': ['info', '§7.1', 'The client sent an event that only a runtime sends', C, '0.2.0'],
   'wrong-direction-from-runtime': ['info', '§7.1', 'The runtime sent an event that only a surface sends', R, '0.2.0'],
-  'timestamp-backwards': ['warning', 'Appendix A', "A client's epoch-millisecond timestamps go backwards", C, '0.2.0'],
   'malformed-not-ignored': ['error', '§7.6.2', 'The client answered a malformed request it had to ignore', C, '0.2.0'],
 
   // -- surfaces --------------------------------------------------------------
@@ -84,8 +83,6 @@ const DEFS = {
   'resent-despite-receipt': ['warning', '§7.3.7', 'The runtime sent a request again although it held a receipt for it', R, '0.6.0'],
   'resent-without-backoff': ['info', '§7.3.7', 'Repeats of a request without a receipt that do not back off', R, '0.6.0'],
   'known-surfaces-unheld': ['warning', '§7.3.4', 'knownSurfaces sent while the runtime holds no surfaces under the hash it last received', R, '0.6.0'],
-  'pending-resolved-unavailable': ['info', '§7.2', 'Pending requests resolved SURFACE_UNAVAILABLE because their surface deregistered', R, '0.2.0'],
-  'pending-resolved-transport-lost': ['info', '§7.6.1', 'Pending requests resolved SURFACE_UNAVAILABLE because the transport was lost', R, '0.2.0'],
 
   // -- the client's answers --------------------------------------------------
   'unknown-target-accepted': ['error', CODES, 'Success for a request to an unregistered surface or unknown action', C, '0.2.0'],
@@ -101,14 +98,7 @@ const DEFS = {
   'interim-after-final': ['error', '§7.3.3', 'An interim result after the final one', C, '0.4.0'],
   'async-no-interim': ['error', '§7.3.3', "An async action's first result is not its interim acknowledgment", C, '0.4.0'],
   'async-final-interim-unset': ['warning', '§7.3.3', "An async action's final result without interim: false", C, '0.4.0'],
-  'result-after-refused-receipt': ['warning', '§7.3.7', 'A result for a request whose receipt refused it', C, '0.6.0'],
-  'result-after-unavailable': ['warning', '§7.2', 'A result after the runtime resolved its request SURFACE_UNAVAILABLE (deregistration or transport loss)', C, '0.2.0'],
 
-  // -- timeouts --------------------------------------------------------------
-  'sync-timeout': ['error', '§7.5', 'No final result 30 s after a sync request', C, '0.2.0'],
-  'async-ack-timeout': ['error', '§7.5', 'No interim acknowledgment 5 s after an async request', C, '0.2.0'],
-  'late-result': ['warning', '§7.5', 'A result after the runtime timed the request out', C, '0.2.0'],
-  'observation-pull-timeout': ['warning', '§7.5', 'No update 5 s after an observation:request', C, '0.2.0'],
 
   // -- surfaces hash ---------------------------------------------------------
   'hash-missing': ['error', '§7.3.4', 'A result without surfacesHash', C, '0.6.0'],
@@ -120,7 +110,7 @@ const DEFS = {
   // -- refused results -------------------------------------------------------
   'result-ack-shape': ['warning', '§7.3.6', "A result's acknowledgment that is neither {ok:true} nor a refusal with its reason", R, '0.6.0'],
   'resend-unmarked': ['error', '§7.3.6', 'A re-send after a refusal without delivery.trimmed', C, '0.6.0'],
-  'trim-changed-outcome': ['error', '§7.3.6', 'A trimmed re-send that changed success or error', C, '0.6.0'],
+  'trim-changed-outcome': ['error', '§7.3.6', 'A trimmed re-send that changed success, error, or data it did not leave out', C, '0.6.0'],
   'trim-order': ['error', '§7.3.6', 'A trimmed re-send that left out data before surfaces and observations', C, '0.6.0'],
   'trim-shape': ['warning', '§7.3.6', 'A delivery record that does not match what the re-send left out', C, '0.6.0'],
   'refused-not-resent': ['warning', '§7.3.6', 'A refused result never sent again', C, '0.6.0'],
@@ -129,9 +119,9 @@ const DEFS = {
   // -- receipts and repeated requests ----------------------------------------
   'ack-shape': ['warning', '§7.3.7', 'A receipt that is neither {ok:true} nor {ok:false, reason}', C, '0.6.0'],
   'repeat-ran-twice': ['error', '§7.3.7', 'Two different results for one request id', C, '0.6.0'],
-  'repeat-answered-in-flight': ['error', '§7.3.7', 'A repeat answered while the first answer was being worked out', C, '0.6.0'],
+  'repeat-answered-in-flight': ['error', '§7.3.7', 'A repeat that came while the first answer was being worked out, answered less than a re-answer interval after that answer', C, '0.6.0'],
   'repeat-answered-after-ack': ['error', '§7.3.7', 'A repeat answered after the first answer was acknowledged', C, '0.6.0'],
-  'repeat-answered-too-soon': ['error', '§7.3.7', 'A repeat answered within the re-answer interval of the first answer', C, '0.6.0'],
+  'repeat-answered-too-soon': ['error', '§7.3.7', 'A repeat answered, while the first answer was unacknowledged, less than a re-answer interval after it', C, '0.6.0'],
 
   // -- observations ----------------------------------------------------------
   'observation-unknown': ['warning', '§7.4', 'An update for an observation no registered surface declares', C, '0.2.0'],
@@ -146,7 +136,7 @@ const DEFS = {
   'approval-hash-format': ['error', APPROVALS, 'approval.argsHash is not 64 lowercase hex digits', R, '0.6.0'],
   'approval-hash-mismatch': ['error', APPROVALS, 'approval.argsHash is not argsHash(params)', R, '0.6.0'],
   'approval-params-unhashable': ['warning', APPROVALS, 'Params canonical JSON refuses, so no approval can match them', R, '0.6.0'],
-  'unapproved-run': ['critical', APPROVALS, "An action that needs approval ran without the user's approval of these params", C, '0.6.0'],
+  'unapproved-run': ['critical', APPROVALS, "An action that needs approval ran without a grant for these params (none, another's, or one a run already used)", C, '0.6.0'],
   'approval-expired-run': ['error', APPROVALS, 'An approved action ran after its grant expired', C, '0.6.0'],
 } as const satisfies Record<string, Def>;
 

@@ -7,7 +7,6 @@
  * anyway (§7.6.2). Called from the request, result and observation
  * handlers; what they need to remember is kept beside the track.
  */
-import { ASYNC_ACK_TIMEOUT_MS, SYNC_TIMEOUT_MS } from '../../protocol/index.ts';
 import { BoundedMap } from './bounded.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry } from './client-track.ts';
 import type { LifecycleKind } from './types.ts';
@@ -87,6 +86,12 @@ export function noteHeldSurfaces(c: EventContext, r: Record<string, unknown>): v
   else m.unheld = { hash, eventId: c.ev.id };
 }
 
+/** A registration gave the runtime surfaces again: it may send knownSurfaces once more. */
+export function clearUnheld(track: ClientTrack): void {
+  const m = memories.get(track);
+  if (m) m.unheld = undefined;
+}
+
 /** A request's knownSurfaces while the runtime must send none (§7.3.4). */
 export function checkKnownSurfaces(c: EventContext, requestId: string, knownSurfaces: unknown): void {
   if (typeof knownSurfaces !== 'string' || c.ev.injected) return;
@@ -117,7 +122,7 @@ export function checkRepeat(c: EventContext, entry: RequestEntry): void {
 
   // A refusal on receipt frees the sender to try again.
   if (meta.receiptRefused) return;
-  const limit = meta.async ? ASYNC_ACK_TIMEOUT_MS : SYNC_TIMEOUT_MS;
+  const limit = meta.async ? track.timers.asyncAckMs : track.timers.syncMs;
   const answer = meta.async ? (meta.firstInterim ?? meta.final) : meta.final;
   const answeredInTime = answer !== undefined && answer.t - first.t <= limit;
   if (!answeredInTime && (meta.timedOut || ev.t - first.t > limit)) {
@@ -156,7 +161,10 @@ export function checkAnswerSurfaces(c: EventContext, entry: RequestEntry, r: Rec
   const { track, ev } = c;
   const req = entry.state;
   const code = isObj(r.error) && typeof r.error.code === 'string' ? r.error.code : undefined;
-  if (r.success === false && code === 'SURFACE_UNAVAILABLE' && track.state.surfaces.has(req.surfaceId)) {
+  // A result that reports the client's surfaces without this one says it is gone: a snapshot client need not deregister (§7.3.5).
+  const sent = c.raw ?? r;
+  const reportedGone = Array.isArray(sent.surfaces) && !sent.surfaces.some((s) => isObj(s) && s.id === req.surfaceId);
+  if (r.success === false && code === 'SURFACE_UNAVAILABLE' && track.state.surfaces.has(req.surfaceId) && !reportedGone) {
     const reg = track.state.surfaces.get(req.surfaceId)!;
     track.log.raise({
       rule: 'unavailable-while-registered',
@@ -167,7 +175,8 @@ export function checkAnswerSurfaces(c: EventContext, entry: RequestEntry, r: Rec
       t: ev.t,
     });
   }
-  if (r.success === true && lostWithTransport(track, req.surfaceId)) notReregistered(c, req.surfaceId, `ran ${q(req.requestId)} on it`);
+  // A request the loss caught pending is the runtime's to resolve; one that came after it ran on a surface never registered again.
+  if (r.success === true && !req.resolution && lostWithTransport(track, req.surfaceId)) notReregistered(c, req.surfaceId, `ran ${q(req.requestId)} on it`);
 }
 
 /** The client used a surface the transport loss took away without registering it again (§7.6.1). */

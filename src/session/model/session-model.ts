@@ -12,13 +12,13 @@ import { Experiments } from './experiments.ts';
 import { FindingLog } from './findings.ts';
 import { onApprovalExtension } from './approvals.ts';
 import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './client-track.ts';
-import { onObservationRequest, onObservationUpdate, onPullAck, tickObservations } from './observations.ts';
+import { onObservationRequest, onObservationUpdate, onPullAck } from './observations.ts';
 import { readPayload } from './payload.ts';
 import { fileProblem } from './problems.ts';
 import { noteIgnoredRequest } from './session-checks.ts';
 import { judgedVersion, type SpecVersion } from './rules.ts';
 import { onReceipt, onRequest, tickRequests } from './requests.ts';
-import { PARK_SETTLE_MS, onResult, onResultAck, pairParked, settleParked, tickRefusals } from './results.ts';
+import { PARK_SETTLE_MS, finishRefusals, onResult, onResultAck, pairParked, settleParked } from './results.ts';
 import { onDeregister, onRegister, onTransportLost } from './surfaces.ts';
 import type { ClientState, Finding } from './types.ts';
 import { resolveTimers, type Timers } from './timers.ts';
@@ -41,8 +41,6 @@ const TRANSPORT_LOST = new Set(['close', 'engine close', 'socket.io disconnect']
 const TRANSPORT_UP = new Set(['open', 'socket.io connect']);
 /** Distinct count keys per client; traffic with endless `x-` types folds into one. */
 const MAX_COUNT_KEYS = 100;
-/** A client's timestamps may jitter this much between its own sources before it counts as going backwards. */
-const CLOCK_TOLERANCE_MS = 1_000;
 /** Acknowledgments waiting for the event they acknowledge, per client; past this the oldest is dropped and counted. */
 const MAX_PARKED_ACKS = 1_000;
 
@@ -102,6 +100,8 @@ export class SessionModel {
     return this.changes;
   }
   private changes = 0;
+  /** The latest clock a tick gave: when a finished recording ended. */
+  private lastTick = -Infinity;
 
   /** Feed one decoded event of a client. Never throws, whatever the payload. */
   apply(ev: WireEvent, client: WireClient): void {
@@ -118,15 +118,14 @@ export class SessionModel {
     }
   }
 
-  /** Advance the clock: raises the timeouts due by `now` (§7.5) and refusals never answered (§7.3.6). */
+  /** Advance the clock: marks the requests past the runtime's deadlines (§7.5) and judges what has waited long enough to be certain. */
   tick(now: number): void {
     if (typeof now !== 'number' || !Number.isFinite(now)) return;
     this.changes++;
+    if (now > this.lastTick) this.lastTick = now;
     for (const track of this.tracks.values()) {
       try {
         tickRequests(track, now);
-        tickObservations(track, now);
-        tickRefusals(track, now);
         settleParked(track, now);
         this.settleAcks(track, now - PARK_SETTLE_MS);
       } catch (e) {
@@ -147,6 +146,7 @@ export class SessionModel {
       try {
         settleParked(track, Infinity);
         this.settleAcks(track, Infinity);
+        finishRefusals(track, this.lastTick);
       } catch (e) {
         this.internalErrors++;
         this.lastInternalError = errorMessage(e);
@@ -163,7 +163,7 @@ export class SessionModel {
       return undefined;
     }
     const info: WireClient = isObj(client) ? { ...client, key } : { key, kind: 'direct', label: key, origin: '', frameUrl: '', frameId: 0 };
-    track = new ClientTrack(info, this.limits, this.log);
+    track = new ClientTrack(info, this.limits, this.log, this.timers);
     this.tracks.set(key, track);
     this.clients.set(key, track.state);
     return track;
@@ -255,7 +255,7 @@ export class SessionModel {
       });
     }
     const p = read.payload;
-    if (expected === 'out') this.clock(c, type, p);
+    if (isObj(payload)) c.raw = payload;
     switch (type) {
       case 'surface:register':
         return onRegister(c, p);
@@ -276,26 +276,6 @@ export class SessionModel {
     }
   }
 
-  /** A client's own timestamps going backwards: its clock, or events stamped before they were built. */
-  private clock(c: EventContext, type: string, p: Record<string, unknown>): void {
-    const ts = p.timestamp;
-    if (typeof ts !== 'number' || !Number.isFinite(ts)) return;
-    const { track, ev } = c;
-    const latest = track.latest;
-    // Out-of-order observation updates are allowed and handled (§7.4); they have a rule of their own.
-    if (latest && type !== 'observation:update' && ts < latest.ts - CLOCK_TOLERANCE_MS) {
-      track.log.raise({
-        rule: 'timestamp-backwards',
-        client: track.key,
-        subject: 'clock',
-        message: `${labelOf(type, p)} has timestamp ${ts}, ${Math.round(latest.ts - ts)} ms before the ${latest.type} the client sent earlier`,
-        events: [ev.id, latest.eventId],
-        t: ev.t,
-      });
-    }
-    if (!latest || ts > latest.ts) track.latest = { ts, eventId: ev.id, type };
-  }
-
   private ack(c: EventContext, ev: WireEvent): void {
     const of = ev.ackOf;
     if (typeof of !== 'string') return;
@@ -311,7 +291,8 @@ export class SessionModel {
     if (requestId === undefined && !ref) return this.parkAck(track, of, ev);
     const kind = requestId !== undefined ? 'receipt' : 'result acknowledgment';
     const parsed = parseAcknowledgment(ev.payload);
-    if (!parsed || (!parsed.ok && parsed.via === 'none')) {
+    // A result's refusal may say `error` (§7.3.6, the Socket.IO form); a receipt's says `reason` (§7.3.7, OUIAcknowledgment).
+    if (!parsed || (!parsed.ok && (parsed.via === 'none' || (requestId !== undefined && parsed.via === 'error')))) {
       track.log.raise({
         rule: requestId !== undefined ? 'ack-shape' : 'result-ack-shape',
         client: track.key,

@@ -13,6 +13,7 @@ import { resolveUnavailable } from './requests.ts';
 import { discardObservations, syncObservations } from './observations.ts';
 import { diffSurfaceSets } from '../diff/surface-diff.ts';
 import { declaredVersion } from './rules.ts';
+import { clearUnheld } from './session-checks.ts';
 
 /** surfacesHash that never throws: decoded JSON always hashes, anything else is named. */
 export function safeSurfacesHash(surfaces: unknown): string {
@@ -40,7 +41,7 @@ export function rememberSet(track: ClientTrack, surfaces: OUISurface[], alsoSort
 function recordSetChange(c: EventContext, before: OUISurface[], registered: boolean): void {
   const after = c.track.mountedSurfaces();
   const { patch, summary } = diffSurfaceSets(before, after);
-  if (registered) rememberSet(c.track, after, true);
+  if (registered) rememberSet(c.track, c.track.wireSurfaces(), true);
   if (!patch.length) return;
   c.track.push('surfaceSets', {
     eventId: c.ev.id,
@@ -58,7 +59,14 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   const { track, ev } = c;
   const before = track.mountedSurfaces();
   const replaced = track.state.surfaces.has(surface.id);
-  track.state.surfaces.set(surface.id, { surface: surface as unknown as OUISurface, since: ev.t, eventId: ev.id });
+  const sent = isObj(c.raw) ? c.raw.surface : undefined;
+  track.state.surfaces.set(surface.id, {
+    surface: surface as unknown as OUISurface,
+    since: ev.t,
+    eventId: ev.id,
+    registered: true,
+    ...(sent !== undefined && !jsonEqual(sent, surface) ? { sent } : {}),
+  });
   const declared = declaredVersion(surface.metadata);
   if (declared) track.state.declaredVersion = declared;
   lifecycle(c, surface.id, replaced ? 'replaced' : 'registered');
@@ -66,6 +74,8 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   track.surfacesKnown = true;
   // Registering again is how a client comes back after a lost transport (§7.6.1).
   track.closed = undefined;
+  // The runtime has this surface now: it holds the client's surfaces again (§7.3.4).
+  clearUnheld(track);
   recordSetChange(c, before, true);
 }
 
@@ -92,16 +102,23 @@ export function onDeregister(c: EventContext, payload: Record<string, unknown>):
   recordSetChange(c, before, true);
 }
 
-/** A result's `surfaces`: the client's whole set after the action (§7.3.4), authoritative for it (§7.3.5). */
-export function onReported(c: EventContext, surfaces: unknown[]): void {
+/**
+ * A result's `surfaces`: the client's whole set after the action (§7.3.4),
+ * authoritative for it (§7.3.5). `sent` is the same list as the client sent
+ * it (the parser's copy keeps every surface at its index).
+ */
+export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[] = surfaces): void {
   const { track, ev } = c;
   const next = new Map<string, SurfaceState>();
-  for (const s of surfaces) {
+  for (let i = 0; i < surfaces.length; i++) {
+    const s = surfaces[i];
     // A duplicate id is a finding of its own (from the parser); the last one is what the set holds.
     if (!isObj(s) || typeof s.id !== 'string') continue;
     const old = track.state.surfaces.get(s.id);
     const same = old !== undefined && jsonEqual(old.surface, s);
-    next.set(s.id, same ? old : { surface: s as unknown as OUISurface, since: ev.t, eventId: ev.id });
+    const wire = sent[i];
+    const fresh: SurfaceState = { surface: s as unknown as OUISurface, since: ev.t, eventId: ev.id, ...(wire !== s && !jsonEqual(wire, s) ? { sent: wire } : {}) };
+    next.set(s.id, same ? old : fresh);
     if (!same) lifecycle(c, s.id, 'reported');
   }
   const before = track.mountedSurfaces();
@@ -117,7 +134,7 @@ export function onReported(c: EventContext, surfaces: unknown[]): void {
     syncObservations(track, s.surface);
   }
   track.surfacesKnown = true;
-  rememberSet(track, surfaces as OUISurface[], false);
+  rememberSet(track, sent as OUISurface[], false);
   recordSetChange(c, before, false);
 }
 
@@ -131,7 +148,7 @@ export function onTransportLost(c: EventContext, what: string): void {
   }
   track.state.surfaces.clear();
   track.closed = { t: ev.t, eventId: ev.id };
-  resolveUnavailable(c, () => true, `transport lost (${what})`, 'transport-lost');
+  resolveUnavailable(c, () => true, `transport lost (${what})`);
   recordSetChange(c, before, false);
 }
 

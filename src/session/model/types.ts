@@ -55,6 +55,10 @@ export interface SurfaceState {
   surface: OUISurface;
   since: number;
   eventId: string;
+  /** The surface as the client sent it, when the parser's copy left something out: what the client hashes (§7.3.4). */
+  sent?: unknown;
+  /** It came by `surface:register` (§7.2), not only in a result's reported set. */
+  registered?: true;
 }
 
 export interface ReceiptRecord {
