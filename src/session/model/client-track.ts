@@ -65,6 +65,8 @@ export interface RequestMeta {
   receiptRefused?: { eventId: string; reason: string };
   /** The runtime's deadline passed (§7.5), by tick or by a late answer. */
   timedOut?: boolean;
+  /** The track's set version and set hashes when the request came: what "the surfaces before the action" were. */
+  setAtRequest?: { version: number; hashes: string[] };
   /** Repeats (§7.3.7) by send event id, with the record that says how they were handled; the latest ones. */
   repeats: BoundedMap<string, RepeatRecord>;
 }
@@ -116,13 +118,24 @@ export class ClientTrack {
   readonly results = new BoundedMap<string, ResultRef>(10_000);
   /** Surface sets seen (registered or reported), by their surfacesHash: the runtime's view (§7.3.4). */
   readonly setsByHash = new BoundedMap<string, OUISurface[]>(64);
+  /**
+   * Hashes the runtime took a whole set in under, and from what: a
+   * registration, or the result event that carried it (until the receiver
+   * refuses that result, §7.3.6): a hash stays held while any of its
+   * latest few sources stands. What §7.3.4's "holds" means on the wire.
+   */
+  readonly heldBy = new BoundedMap<string, string[]>(256);
+  /** Counts changes of the mounted set by registration and deregistration (§7.2), which the client's next result must reflect. */
+  setVersion = 0;
+  /** The hashes of the mounted set as the client sent it (its own order, and by id), since the last change. */
+  setHashes: string[] = [];
   /** Approval grants the traffic showed (`x-approval:*` with expiresAt), approvalId → expiresAt. */
   readonly grants = new BoundedMap<string, number>(1000);
   /** Single-use grants a run has used, approvalId → the request that ran on it. */
   readonly usedGrants = new BoundedMap<string, string>(10_000);
   readonly observationMeta = new Map<string, ObservationMeta>();
   /** `observation:request`s waiting for an update, by `surfaceId/observationId`. */
-  readonly pulls = new BoundedMap<string, { t: number; eventId: string }>(1000);
+  readonly pulls = new BoundedMap<string, { t: number; eventId: string; n: number }>(1000);
   /** `observation:request` event id → its `surfaceId/observationId`, for the client's acknowledgment. */
   readonly pullEvents = new BoundedMap<string, string>(1000);
 

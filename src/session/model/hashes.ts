@@ -155,3 +155,28 @@ export function checkSurfacesPresent(
     : `result for ${q(requestId)} has no surfaces although its request carried no knownSurfaces`;
   track.log.raise({ rule: 'surfaces-missing', client: track.key, subject: baseline.length ? 'differs' : 'no-known', message, events: [ev.id], t: ev.t });
 }
+
+/**
+ * A result that reports, without `surfaces`, the hash of the set the client
+ * had when the request came, although a registration or deregistration
+ * changed that set before the result was sent: its hash is of the surfaces
+ * before the action, not "once the action's effects settled" (§7.3.4). Only
+ * where the capture proves it: the reported hash is the inspector's own hash
+ * of the earlier set (so the inspector knew that set whole), and the client
+ * did not say it answered unsettled (`settled: false`).
+ */
+export function checkSettledHash(c: EventContext, r: Record<string, unknown>, requestId: string, atRequest: { version: number; hashes: string[] } | undefined): void {
+  const { track } = c;
+  const sent = sentResult(c, r);
+  const reported = sent.surfacesHash;
+  if (!atRequest || typeof reported !== 'string' || Object.hasOwn(sent, 'surfaces') || sent.settled === false) return;
+  if (track.setVersion === atRequest.version || !atRequest.hashes.includes(reported) || !track.setHashes.length || track.setHashes.includes(reported)) return;
+  track.log.raise({
+    rule: 'hash-mismatch',
+    client: track.key,
+    subject: `stale@${c.ev.id}`,
+    message: `surfacesHash ${q(reported)} of the result for ${q(requestId)} is the hash of the surfaces before the action, but the client registered or deregistered surfaces before answering (they now hash to ${track.setHashes[0]}); a result reports the surfaces once the action's effects settled`,
+    events: [c.ev.id],
+    t: c.ev.t,
+  });
+}

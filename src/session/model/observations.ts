@@ -115,7 +115,7 @@ export function applyObservation(c: EventContext, u: UpdateInput): void {
   const meta = track.observationMeta.get(key)!;
 
   if (u.pushed) {
-    if (track.pulls.has(key)) track.pulls.delete(key);
+    if (track.pulls.has(key)) answerPull(track, key);
     else if (st.updateFrequency === 'polling') {
       raise(c, 'polling-pushed', key, `${q(key)} is a polling observation, pushed without an observation:request`);
     }
@@ -188,7 +188,9 @@ export function onObservationSnapshot(c: EventContext, snapshot: unknown, timest
 export function onObservationRequest(c: EventContext, p: Record<string, unknown>): void {
   if (typeof p.surfaceId !== 'string' || typeof p.observationId !== 'string') return;
   const key = keyOf(p.surfaceId, p.observationId);
-  c.track.pulls.set(key, { t: c.ev.t, eventId: c.ev.id });
+  // Pulls of one observation can overlap; each is answered by one update, in whatever order.
+  const pending = c.track.pulls.get(key);
+  c.track.pulls.set(key, { t: c.ev.t, eventId: c.ev.id, n: (pending?.n ?? 0) + 1 });
   c.track.pullEvents.set(c.ev.id, key);
 }
 
@@ -197,5 +199,12 @@ export function onPullAck(track: ClientTrack, requestEventId: string, ok: boolea
   const key = track.pullEvents.get(requestEventId);
   if (key === undefined) return;
   track.pullEvents.delete(requestEventId);
-  if (!ok && track.pulls.get(key)?.eventId === requestEventId) track.pulls.delete(key);
+  if (!ok) answerPull(track, key);
+}
+
+function answerPull(track: ClientTrack, key: string): void {
+  const pending = track.pulls.get(key);
+  if (!pending) return;
+  if (pending.n > 1) pending.n--;
+  else track.pulls.delete(key);
 }

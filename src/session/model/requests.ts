@@ -38,7 +38,10 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   };
   const { surface, action } = track.findAction(surfaceId, actionId);
   if (action) state.action = action;
-  const entry: RequestEntry = { state, meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest) } };
+  const entry: RequestEntry = {
+    state,
+    meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest), setAtRequest: { version: track.setVersion, hashes: track.setHashes } },
+  };
   track.addRequest(entry);
   track.sends.set(ev.id, requestId);
 

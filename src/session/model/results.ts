@@ -8,7 +8,7 @@ import type { OUIActionResult } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { approvalOutcome, learnAction, noteRunStart } from './approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
-import { checkResultHash, checkSurfacesPresent, sentResult } from './hashes.ts';
+import { checkResultHash, checkSettledHash, checkSurfacesPresent, sentResult } from './hashes.ts';
 import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, noteHeldSurfaces } from './session-checks.ts';
 import { deadlineOf } from './requests.ts';
 import { onObservationSnapshot } from './observations.ts';
@@ -91,7 +91,8 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   const refusedWasInterim = refused !== undefined && refused.ref.rec.result.interim === true;
 
   let role: ResultRole;
-  if (refused && (trimmed || (refusedWasInterim === interim && !repeatSinceRefusal))) {
+  const resent = refused !== undefined && (trimmed || (refusedWasInterim === interim && !repeatSinceRefusal));
+  if (resent) {
     role = onResend(c, entry, r, trimmed);
   } else {
     if (trimmed) raiser(c, requestId)('trimmed-without-refusal', `result for ${q(requestId)} says delivery.trimmed, but no receiver refused an answer to it`);
@@ -103,11 +104,13 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   track.results.set(ev.id, ref);
 
   checkResultHash(c, r, requestId, entry.state.knownSurfaces);
+  if (!resent && (role === 'final' || role === 'interim')) checkSettledHash(c, r, requestId, entry.meta.setAtRequest);
   const base = baselineOf(entry, role, interim);
   checkSurfacesPresent(c, r, requestId, base.hashes, base.name);
   if (interim && typeof r.surfacesHash === 'string') entry.meta.lastInterimHash = r.surfacesHash;
   // What a result reports of the client is true of the client whoever still listens; a parked result changed it where it stood in the stream.
-  if (!track.closed && !parked) applyClientState(c, r);
+  // A repeat's answer is "the same result" (§7.3.7): the state it carries is the first answer's, not the client's now.
+  if (!track.closed && !parked && role !== 'repeat' && role !== 'duplicate') applyClientState(c, r);
   // What the runtime holds changes only with what it takes in: not an answer it discards (§7.5), nor one after the transport is gone (§7.6.1).
   if (!track.closed && entry.meta.timedOut !== true) noteHeldSurfaces(c, r);
   if (Array.isArray(r.surfaces)) r.surfaces = internSurfaces(track, r.surfaces);
@@ -406,8 +409,13 @@ export function onResultAck(c: EventContext, ref: ResultRef, ack: { ok: boolean;
     if (ref.role !== 'interim' && entry.meta.finalAckedAt === undefined) entry.meta.finalAckedAt = ev.t;
     return;
   }
-  // Once data is gone there is nothing left to trim.
-  if (omittedOf(rec.result as unknown as Result).includes('data')) return;
+  // A refused result gave the runtime nothing: not the surfaces it carried (§7.3.4's "holds").
+  for (const [hash, sources] of [...track.heldBy.entries()]) {
+    const i = sources.indexOf(rec.eventId);
+    if (i < 0) continue;
+    sources.splice(i, 1);
+    if (!sources.length) track.heldBy.delete(hash);
+  }
   entry.meta.refused = { ref, t: ev.t, ackEventId: ev.id, reason: ack.reason ?? '' };
   track.refusals.add(entry);
 }
@@ -421,7 +429,8 @@ export function finishRefusals(track: ClientTrack, now: number): void {
   for (const entry of [...track.refusals]) {
     track.refusals.delete(entry);
     const refused = entry.meta.refused;
-    if (!refused) continue;
+    // Once data is gone there is nothing left to trim: a refusal of that can go unanswered.
+    if (!refused || omittedOf(refused.ref.rec.result as unknown as Result).includes('data')) continue;
     track.log.raise({
       rule: 'refused-not-resent',
       client: track.key,

@@ -82,7 +82,7 @@ export function noteHeldSurfaces(c: EventContext, r: Record<string, unknown>): v
   const hash = r.surfacesHash;
   if (typeof hash !== 'string') return;
   const m = memory(c.track);
-  if (Array.isArray(r.surfaces) || c.track.setsByHash.has(hash)) m.unheld = undefined;
+  if (Array.isArray(r.surfaces) || c.track.heldBy.has(hash)) m.unheld = undefined;
   else m.unheld = { hash, eventId: c.ev.id };
 }
 

@@ -28,20 +28,34 @@ function lifecycle(c: EventContext, surfaceId: string, kind: LifecycleKind): voi
   c.track.push('lifecycle', { t: c.ev.t, eventId: c.ev.id, surfaceId, kind });
 }
 
-/** Remembers a set under its hash, as the runtime holds it (§7.3.4). Registered sets also under id order, since the client's order is its own. */
-export function rememberSet(track: ClientTrack, surfaces: OUISurface[], alsoSorted: boolean): void {
-  track.setsByHash.set(safeSurfacesHash(surfaces), surfaces);
+/**
+ * Remembers the mounted set under its hash, as the runtime holds it (§7.3.4),
+ * and as what the client's next surfacesHash must be. `source` is what gave
+ * the runtime the set: 'register', or the result event that carried it.
+ * Registered sets also under id order, since the client's order is its own.
+ */
+export function rememberSet(track: ClientTrack, surfaces: OUISurface[], alsoSorted: boolean, source: string): void {
+  const hashes = [safeSurfacesHash(surfaces)];
+  track.setsByHash.set(hashes[0]!, surfaces);
   if (alsoSorted) {
     const sorted = [...surfaces].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    track.setsByHash.set(safeSurfacesHash(sorted), sorted);
+    hashes.push(safeSurfacesHash(sorted));
+    track.setsByHash.set(hashes[1]!, sorted);
   }
+  for (const h of hashes) {
+    const sources = track.heldBy.get(h) ?? [];
+    if (!sources.includes(source)) sources.push(source);
+    track.heldBy.set(h, sources.length > 4 ? sources.slice(-4) : sources);
+  }
+  if (source === 'register') track.setVersion++;
+  track.setHashes = hashes;
 }
 
 /** Records the change from `before` to the mounted set now, when there is one. */
 function recordSetChange(c: EventContext, before: OUISurface[], registered: boolean): void {
   const after = c.track.mountedSurfaces();
   const { patch, summary } = diffSurfaceSets(before, after);
-  if (registered) rememberSet(c.track, c.track.wireSurfaces(), true);
+  if (registered) rememberSet(c.track, c.track.wireSurfaces(), true, 'register');
   if (!patch.length) return;
   c.track.push('surfaceSets', {
     eventId: c.ev.id,
@@ -134,7 +148,7 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
     syncObservations(track, s.surface);
   }
   track.surfacesKnown = true;
-  rememberSet(track, sent as OUISurface[], false);
+  rememberSet(track, sent as OUISurface[], false, ev.id);
   recordSetChange(c, before, false);
 }
 
