@@ -71,6 +71,14 @@ export interface CaptureBuffer {
   record(client: CapturedClient, kind: CapturedKind, fields?: Partial<CapturedItem>): CapturedItem;
   /** An item whose payload arrives later (a Blob being read); later items wait for it. */
   recordPending(client: CapturedClient, fields: Partial<CapturedItem>): (payload: CapturedPayload, size?: number) => void;
+  /**
+   * Sends what waits for the next batch now (to the live subscriber; nothing
+   * without one). Returns how many entries still wait: those behind an item
+   * whose payload is still being read.
+   */
+  flushNow(): number;
+  /** Per client, the last seq it has numbered (clients with none left out). */
+  lastSeqs(): Record<string, number>;
   /** Replays what is buffered after the cursors, then forwards live. */
   subscribe(cursors: Cursors, live: Live): void;
   unsubscribe(): void;
@@ -265,6 +273,18 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     return out;
   }
 
+  /** Delivers the outbox up to the first entry still waiting for its payload; false when that is the first. */
+  function deliverReady(to: Live): boolean {
+    let ready = 0;
+    while (ready < outbox.length && !isPending(outbox[ready]!)) ready++;
+    if (ready === 0) return false;
+    const batch = build(outbox.slice(0, ready));
+    outbox = outbox.slice(ready);
+    outNext = 0;
+    if (batch.length) deliver(to, batch, unannounced(batch));
+    return true;
+  }
+
   function flush(): void {
     flushScheduled = false;
     if (!live) {
@@ -272,13 +292,8 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
       outNext = 0;
       return;
     }
-    let ready = 0;
-    while (ready < outbox.length && !isPending(outbox[ready]!)) ready++;
-    if (ready === 0) return;
-    const batch = build(outbox.slice(0, ready));
-    outbox = outbox.slice(ready);
-    outNext = 0;
-    if (batch.length) deliver(live, batch, unannounced(batch));
+    // Nothing ready: the pending payload schedules the next flush when it arrives.
+    if (!deliverReady(live)) return;
     if (outbox.length && !flushScheduled) {
       flushScheduled = true;
       natives.setTimeout(flush, FLUSH_DELAY_MS);
@@ -439,6 +454,17 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
           natives.setTimeout(flush, FLUSH_DELAY_MS);
         }
       };
+    },
+    flushNow() {
+      // A batch timer already set still fires, and finds nothing (or what came since).
+      if (!live) return 0;
+      deliverReady(live);
+      return outbox.length;
+    },
+    lastSeqs() {
+      const out: Record<string, number> = {};
+      for (const [id, st] of states) if (st.seq > 0) out[id] = st.seq;
+      return out;
     },
     subscribe(cursors, next) {
       const replay: CapturedItem[] = [];

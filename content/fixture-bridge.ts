@@ -12,12 +12,29 @@
  *
  * It runs in every frame Playwright gives init scripts to: the top frame,
  * same- and cross-origin iframes, popups and new pages.
+ *
+ * Settling (the fixture's `settle()`, before every verdict) is a handshake,
+ * not a wait: the fixture dispatches an event of a type only it and this
+ * script know (`FLUSH_EVENT`, made secret per browser context: the fixture
+ * replaces the placeholder in the init script), carrying a fresh id. The
+ * bridge asks the hook for `hook:flush`; the hook sends everything it holds,
+ * then `flushed` with that id, on its private port, so after those items;
+ * the bridge hands the marker to the binding after them, and answers the
+ * fixture's event once the binding call for the marker returned, that is,
+ * once the test's process has taken it in. Nothing new is on the page's
+ * window: the binding, which a page can call with anything already, is the
+ * only channel out; a page that does not patch the globals the fixture's
+ * evaluate uses never sees the event type or an id.
  */
-import { HOOK_PORT_MARKER, readHookMessage, type SubscribeCommand } from '../src/messages.ts';
+import { HOOK_PORT_MARKER, readHookMessage, type FlushCommand, type SubscribeCommand } from '../src/messages.ts';
 import { outwardPayload } from './payloads.ts';
 
 /** Also in src/playwright/binding.ts: the name of the binding on every frame's window. */
 const OUI_FIXTURE_BINDING = '__ouiDevtoolsPlaywrightCapture';
+/** The flush request's event type; src/playwright/binding.ts names the placeholder, which the fixture replaces with a secret per context. */
+const FLUSH_EVENT = '__OUI_FIXTURE_FLUSH_EVENT__';
+/** Tasks to wait for the hook's port, when the hook installed but its port message has not been read yet. */
+const PORT_TRIES = 50;
 
 // Taken before any page script can replace them.
 const stringify = JSON.stringify;
@@ -27,35 +44,67 @@ const setTimeoutNative = window.setTimeout.bind(window);
 const promiseThen = Promise.prototype.then;
 const stopImmediate = Event.prototype.stopImmediatePropagation;
 const portPost = MessagePort.prototype.postMessage;
+const PromiseNative = Promise;
+const ownDescriptor = Object.getOwnPropertyDescriptor;
+const defineProperty = Object.defineProperty;
+const detailGetter = ownDescriptor(CustomEvent.prototype, 'detail')?.get;
+
+/** The answer a flush request gets: the marker went through the binding, did not (the page or context is closing), or no hook took it. */
+type FlushAnswer = 'flushed' | 'lost' | 'no-hook';
+type Done = (answer: FlushAnswer) => void;
 
 type Binding = (text: string) => Promise<unknown>;
 let binding: Binding | null = null;
-/** Batches waiting for the binding (it may be installed a moment after this script ran). */
-const queue: string[] = [];
+/** Batches waiting for the binding (it may be installed a moment after this script ran); a marker with whom to tell when it went. */
+const queue: Array<{ text: string; done?: Done }> = [];
 let retry = false;
 let tries = 0;
+/** The hook's private port, once it handed it over. */
+let hookPort: MessagePort | null = null;
+/** Flush requests sent to the hook, by id, until its marker comes back (no prototype: nothing a page patches is read). */
+const flushes: Record<string, Done> = Object.create(null) as Record<string, Done>;
+
+function retried(): void {
+  retry = false;
+  drain();
+}
 
 function drain(): void {
-  retry = false;
   if (!binding) {
     const b = (window as unknown as Record<string, unknown>)[OUI_FIXTURE_BINDING];
     if (typeof b === 'function') binding = b as Binding;
   }
   if (!binding) {
     // About 30 s of polling: a frame whose binding never comes (the context is closing) gives up quietly.
-    if (tries++ < 1500 && !retry) {
+    if (retry) return;
+    if (tries < 1500) {
+      tries++;
       retry = true;
-      setTimeoutNative(drain, 20);
+      setTimeoutNative(retried, 20);
+      return;
+    }
+    // No binding came: a flush waiting on its marker is answered, never left hanging (the batches stay, should it come after all).
+    for (let i = queue.length - 1; i >= 0; i--) {
+      const done = queue[i]!.done;
+      if (done) {
+        queue.splice(i, 1);
+        done('lost');
+      }
     }
     return;
   }
-  for (const text of queue.splice(0)) {
+  const out = queue.splice(0);
+  for (let i = 0; i < out.length; i++) {
+    const { text, done } = out[i]!;
     try {
       const p = binding(text);
       // A page or context closing rejects the call; that must not reach the app as an unhandled rejection.
-      if (p && typeof p === 'object') Reflect.apply(promiseThen, p, [undefined, () => {}]);
+      // The marker's call returns once the test's process has taken it in: then the flush is answered.
+      if (p && typeof p === 'object') Reflect.apply(promiseThen, p, [done ? () => done('flushed') : undefined, done ? () => done('lost') : () => {}]);
+      else done?.('flushed');
     } catch {
       // The binding is gone with its page.
+      done?.('lost');
     }
   }
 }
@@ -63,15 +112,61 @@ function drain(): void {
 function forward(message: unknown): void {
   const m = readHookMessage(message);
   if (!m) return;
+  let done: Done | undefined;
+  if (m.type === 'flushed') {
+    // Only a marker this bridge asked for goes out, once.
+    done = flushes[m.id];
+    if (!done) return;
+    delete flushes[m.id];
+  }
   if (m.type === 'items') for (const it of m.items) if (it?.payload) it.payload = outwardPayload(it.payload);
   let text: string;
   try {
     text = stringify(m);
   } catch {
+    done?.('lost');
     return;
   }
-  queue.push(text);
+  queue.push(done ? { text, done } : { text });
   drain();
+}
+
+/** Asks the hook to flush; `done` is told when its marker went through the binding, or why not. */
+function requestFlush(id: string, done: Done, attempt: number): void {
+  try {
+    if (!binding && typeof (window as unknown as Record<string, unknown>)[OUI_FIXTURE_BINDING] !== 'function') {
+      // The fixture asks through the context that installed the binding: without it here, no marker can come back. Said at once.
+      done('lost');
+      return;
+    }
+    if (!hookPort) {
+      // The hook hands its port over by a window message posted as it installed: a task or so away.
+      if (ownDescriptor(window, '__OUI_DEVTOOLS_HOOK__') && attempt < PORT_TRIES) setTimeoutNative(() => requestFlush(id, done, attempt + 1), 1);
+      else done('no-hook');
+      return;
+    }
+    flushes[id] = done;
+    const command: FlushCommand = { type: 'hook:flush', id };
+    Reflect.apply(portPost, hookPort, [command]);
+  } catch {
+    delete flushes[id];
+    done('no-hook');
+  }
+}
+
+/** The fixture's flush request: its event's detail gets a promise of the answer. */
+function onFlushRequest(e: Event): void {
+  Reflect.apply(stopImmediate, e, []);
+  try {
+    const detail: unknown = detailGetter ? Reflect.apply(detailGetter, e, []) : (e as CustomEvent).detail;
+    if (!detail || typeof detail !== 'object') return;
+    const id = (detail as { id?: unknown }).id;
+    if (typeof id !== 'string' || !id) return;
+    // An own property: a setter a page put on Object.prototype never sees the answer.
+    defineProperty(detail, 'answer', { value: new PromiseNative<FlushAnswer>((resolve) => requestFlush(id, resolve, 0)), writable: true, enumerable: true, configurable: true });
+  } catch {
+    // The request goes unanswered: the fixture reads that as no hook, and says so.
+  }
 }
 
 function takeHookPort(e: Event): void {
@@ -82,6 +177,7 @@ function takeHookPort(e: Event): void {
   const port = me.ports[0];
   if (!port) return;
   Reflect.apply(removeListener, window, ['message', takeHookPort, true]);
+  hookPort = port;
   port.onmessage = (m) => forward(m.data);
   const subscribe: SubscribeCommand = { type: 'subscribe', cursors: {} };
   Reflect.apply(portPost, port, [subscribe]);
@@ -89,4 +185,5 @@ function takeHookPort(e: Event): void {
 
 if (!Object.getOwnPropertyDescriptor(window, '__OUI_DEVTOOLS_HOOK__')) {
   Reflect.apply(addListener, window, ['message', takeHookPort, true]);
+  Reflect.apply(addListener, window, [FLUSH_EVENT, onFlushRequest, true]);
 }

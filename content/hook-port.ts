@@ -9,6 +9,10 @@ import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
 
+/** While items still wait for their payload (a Blob being read), a flush tries again this often, this many times (about a second) before it answers with what is still waiting. */
+const FLUSH_RETRY_MS = 16;
+const FLUSH_TRIES = 64;
+
 export type CommandHandler = (command: InjectCommand | HoldCommand, reply: (m: HookMessage) => void) => void;
 
 export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler): void {
@@ -30,6 +34,31 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
     }
   };
 
+  /**
+   * `hook:flush`: everything captured so far goes now, then the marker, on the
+   * same port and so after it. Always answers (a marker that says what still
+   * waits rather than none), and never throws into the page: it runs in its timers.
+   */
+  const flushThenMark = (id: string, tries: number): void => {
+    let waiting = 0;
+    try {
+      waiting = buffer.flushNow();
+    } catch {
+      waiting = 0;
+    }
+    if (waiting > 0 && tries < FLUSH_TRIES) {
+      natives.setTimeout(() => flushThenMark(id, tries + 1), FLUSH_RETRY_MS);
+      return;
+    }
+    let through: Record<string, number> = {};
+    try {
+      through = buffer.lastSeqs();
+    } catch {
+      // Said as nothing numbered rather than no marker at all.
+    }
+    send({ type: 'flushed', hook: buffer.hook, id, through, waiting });
+  };
+
   port.onmessage = (e: MessageEvent) => {
     try {
       const m = readHookCommand(e.data);
@@ -41,6 +70,8 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
         send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: PROTOCOL });
       } else if (m.type === 'unsubscribe') {
         buffer.unsubscribe();
+      } else if (m.type === 'hook:flush') {
+        flushThenMark(m.id, 0);
       } else if (onCommand) {
         onCommand(m, send);
       }

@@ -11,6 +11,7 @@ import { Acks } from './views/acks.tsx';
 import { Approvals } from './views/approvals.tsx';
 import { Findings, counted, severityCounts } from './views/findings.tsx';
 import { Inject, clientOption } from './views/inject.tsx';
+import { TimersButton } from './views/timers.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar } from '../src/session/har/export.ts';
 
@@ -169,6 +170,7 @@ export function App({ tabId }: { tabId: number | null }) {
             ))}
           </select>
         </label>
+        <TimersButton />
         <button title="Export the session to a file" onClick={() => download(store)}>
           Export
         </button>

@@ -14,6 +14,7 @@ import { Recorder } from '../src/session/wire/recorder.ts';
 import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/model/merge.ts';
 import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/model/rules.ts';
 import type { SessionModel } from '../src/session/model/session-model.ts';
+import { isTimerValue, resolveTimers, TIMER_KEYS, type Timers } from '../src/session/model/timers.ts';
 import type { Party, RequestState, Severity } from '../src/session/model/types.ts';
 import { exportSession, importOutcome } from '../src/session/wire/session-file.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
@@ -79,6 +80,12 @@ export class PanelStore {
   readonly source = signal<'live' | 'import'>('live');
   /** The spec release clients are judged by: the traffic declares none, so the user's pick (default: the newest). */
   readonly specVersion: Signal<SpecVersion>;
+  /**
+   * The timers the app's parties run with (§7.5's are the runtime's and
+   * configurable, §7.3.7's re-answer interval the client's): the user's
+   * setting, the spec's defaults for what is not set.
+   */
+  readonly timers: Signal<Readonly<Timers>>;
   readonly ui = viewState();
 
   readonly injector: Injector;
@@ -108,6 +115,7 @@ export class PanelStore {
     this.preserveLog = signal(env.settings.get('oui.preserveLog') === '1');
     const v = env.settings.get('oui.specVersion');
     this.specVersion = signal<SpecVersion>(isSpecVersion(v) ? v : LATEST_SPEC_VERSION);
+    this.timers = signal(resolveTimers(parseSetting(env.settings.get('oui.timers'))));
     this.injector = new Injector(env.saved);
     this.site = new CaptureSite(env.sites);
     this.recorder = this.liveRecorder();
@@ -147,7 +155,7 @@ export class PanelStore {
   }
 
   private newFeed(): ModelFeed {
-    return new ModelFeed((key) => this.recorder.clients.get(key), { model: { specVersion: this.specVersion.value } });
+    return new ModelFeed((key) => this.recorder.clients.get(key), { model: { specVersion: this.specVersion.value, timers: this.timers.value } });
   }
 
   /** One redraw per frame however many batches arrive: a busy page sends dozens a second. */
@@ -229,6 +237,32 @@ export class PanelStore {
     if (!isSpecVersion(v) || v === this.specVersion.value) return;
     this.specVersion.value = v;
     this.env.settings.set('oui.specVersion', v);
+    this.rejudge();
+  }
+
+  /**
+   * Judge by other timers (each in ms; the spec's default for one not given):
+   * the session is evaluated again from what was recorded, at once, as for
+   * the spec release. A value that is not a timer changes nothing and
+   * returns false.
+   */
+  setTimers(next: Partial<Record<keyof Timers, unknown>>): boolean {
+    const merged: Timers = { ...this.timers.value };
+    for (const k of TIMER_KEYS) {
+      if (!Object.hasOwn(next, k)) continue;
+      const n = next[k];
+      if (!isTimerValue(n)) return false;
+      merged[k] = n;
+    }
+    if (TIMER_KEYS.every((k) => merged[k] === this.timers.value[k])) return true;
+    this.timers.value = Object.freeze(merged);
+    this.env.settings.set('oui.timers', JSON.stringify(merged));
+    this.rejudge();
+    return true;
+  }
+
+  /** The session evaluated again from what was recorded, with the settings as they are now. */
+  private rejudge(): void {
     this.feed = this.newFeed();
     // Stamped as arrived a window ago: nothing waits, the whole recording is judged now.
     const now = Date.now();
@@ -289,6 +323,15 @@ export class PanelStore {
     // Replays everything the page still holds, from the start.
     this.connection?.send({ type: 'subscribe', cursors: {} });
     this.version.value++;
+  }
+}
+
+function parseSetting(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

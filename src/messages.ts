@@ -61,7 +61,24 @@ export interface AnswerMessage {
   error?: string;
 }
 
-export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerMessage;
+/**
+ * The hook's answer to a `hook:flush`: sent on its line after every item it
+ * had captured when the command arrived (so after those items, on the same
+ * ordered line). `through` is, per client, the last seq the hook has numbered;
+ * `waiting` counts items it still could not send (a Blob payload still being
+ * read), 0 when everything went. Only the Playwright fixture's bridge asks
+ * for it; the extension never does.
+ */
+export interface FlushedMessage {
+  type: 'flushed';
+  hook: string;
+  /** The flush command's id, echoed. */
+  id: string;
+  through: Record<string, number>;
+  waiting: number;
+}
+
+export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerMessage | FlushedMessage;
 
 // ── panel → background → bridge → page hook ────────────────────────────────
 
@@ -106,7 +123,19 @@ export interface HoldCommand {
   hold: string[];
 }
 
-export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand;
+/**
+ * Send everything captured so far now, instead of at the next batch, then
+ * answer `flushed` with this id. Additive within protocol 2: a hook that does
+ * not know it ignores it, and the extension never sends it (the background
+ * relays only what `readFromPanel` reads); the Playwright fixture's bridge,
+ * which ships in one script with its hook, does.
+ */
+export interface FlushCommand {
+  type: 'hook:flush';
+  id: string;
+}
+
+export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand;
 
 // ── bridge ↔ background ────────────────────────────────────────────────────
 
@@ -175,6 +204,10 @@ export function readHookMessage(x: unknown): HookMessage | null {
     case 'answer':
       // Never String() page data: an object whose toString is not a function throws.
       return isString(x.id) ? { type: 'answer', id: x.id, ok: x.ok === true, ...(x.ok === true ? {} : { error: isString(x.error) ? x.error : 'not delivered' }) } : null;
+    case 'flushed':
+      return isString(x.hook) && isString(x.id) && isRecord(x.through)
+        ? { type: 'flushed', hook: x.hook, id: x.id, through: x.through as Record<string, number>, waiting: Number.isInteger(x.waiting) && (x.waiting as number) >= 0 ? (x.waiting as number) : 0 }
+        : null;
     default:
       return null;
   }
@@ -206,6 +239,8 @@ export function readHookCommand(x: unknown): HookCommand | null {
       return { type: 'subscribe', cursors: isRecord(x.cursors) ? (x.cursors as Cursors) : {} };
     case 'unsubscribe':
       return { type: 'unsubscribe' };
+    case 'hook:flush':
+      return isString(x.id) ? { type: 'hook:flush', id: x.id } : null;
     case 'hook:hold':
       return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;
     case 'hook:inject': {

@@ -4,7 +4,8 @@ import type { ClientState } from '../../src/session/model/types.ts';
 import { useModel } from '../store-context.ts';
 
 export function clientTitle(c: ClientState): string {
-  return `${c.client.kind} · ${c.client.label}`;
+  // A reconnection (§7.6.1) has the label of the connection it replaces: say which it is.
+  return `${c.client.kind} · ${c.client.label}${c.client.replaces !== undefined ? ' · reconnection' : ''}`;
 }
 
 export function PerClient({ render, empty }: { render: (c: ClientState) => ComponentChildren; empty: string }) {
@@ -15,7 +16,7 @@ export function PerClient({ render, empty }: { render: (c: ClientState) => Compo
     <>
       {list.map((c) => (
         <section class="client-block" key={c.client.key} data-client-kind={c.client.kind}>
-          <h2 class="client-title" title={c.client.key}>
+          <h2 class="client-title" title={c.client.replaces !== undefined ? `${c.client.key}, reconnection of ${c.client.replaces}` : c.client.key}>
             {clientTitle(c)}
           </h2>
           {render(c)}

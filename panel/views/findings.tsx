@@ -9,6 +9,8 @@ import { copyText, safeJson } from '../copy.ts';
 import { clock } from '../format.ts';
 import { useModel, useStore } from '../store-context.ts';
 import type { SessionModel } from '../../src/session/model/session-model.ts';
+import type { Timers } from '../../src/session/model/timers.ts';
+import { customTimers } from './timers.tsx';
 
 const SEVERITIES: Severity[] = ['critical', 'error', 'warning', 'info'];
 const PARTIES: Party[] = ['client', 'runtime'];
@@ -22,10 +24,11 @@ export function counted(list: Finding[], withExperiments: boolean): Finding[] {
   return withExperiments ? list : list.filter((f) => !f.experiment);
 }
 
-/** What the export carries: each finding with its rule's title and the release it is judged by. */
-export function findingsExport(list: Finding[], judgedBy: string): unknown {
+/** What the export carries: each finding with its rule's title, the release and the timers it is judged by. */
+export function findingsExport(list: Finding[], judgedBy: string, timers: Readonly<Timers>): unknown {
   return {
     specVersion: judgedBy,
+    timers,
     findings: list.map((f) => ({ ...f, title: ruleById(f.rule)?.title ?? '', since: ruleById(f.rule)?.since ?? '' })),
   };
 }
@@ -75,7 +78,7 @@ export function Findings() {
   const { model, recorder, selectedClient, specVersion, ui } = useModel();
   const { findingSeverities: shown, findingParties: parties, findingsCopied: copied, showExperiments } = ui;
   const copyAll = async (list: Finding[]) => {
-    copied.value = await copyText(safeJson(findingsExport(list, specVersion.value)));
+    copied.value = await copyText(safeJson(findingsExport(list, specVersion.value, model.timers)));
     setTimeout(() => (copied.value = false), 1500);
   };
   const client = selectedClient.value;
@@ -109,6 +112,11 @@ export function Findings() {
           judged by spec {specVersion.value}
           {declaring(model, client).map(([label, v]) => `; ${label} declares ${v}`).join('')}
         </span>
+        {customTimers(model.timers).length > 0 && (
+          <span class="muted" data-testid="judged-timers" title="The timers set in the toolbar's Timers…; the spec's defaults for the others">
+            timers: {customTimers(model.timers).join(', ')}
+          </span>
+        )}
         <button title="Copy the findings shown, as JSON" onClick={() => void copyAll(list)}>
           {copied.value ? 'Copied' : 'Copy as JSON'}
         </button>

@@ -22,6 +22,7 @@ import { HAR_HOOK, HarCapture, type HarItem } from '../session/har/read.ts';
 import { WireDecoder } from '../session/wire/decoder.ts';
 import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent, short } from '../session/wire/session-file.ts';
 import { SessionModel } from '../session/model/session-model.ts';
+import type { Timers } from '../session/model/timers.ts';
 import { SourceClocks, comparePlaced, type Placed } from '../session/model/merge.ts';
 import type { Finding } from '../session/model/types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
@@ -181,6 +182,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 export interface EngineOptions {
   specVersion?: string;
+  /** The timers the app's parties run with (§7.5, §7.3.7); the spec's defaults for what is not set. */
+  timers?: Partial<Timers>;
   /** Records held for reordering (default REORDER_WINDOW). */
   window?: number;
 }
@@ -224,7 +227,7 @@ export class LintEngine {
 
   constructor(opts: EngineOptions = {}) {
     this.window = Math.max(1, opts.window ?? REORDER_WINDOW);
-    this.model = new SessionModel(opts.specVersion ? { specVersion: opts.specVersion } : {});
+    this.model = new SessionModel({ ...(opts.specVersion ? { specVersion: opts.specVersion } : {}), ...(opts.timers ? { timers: opts.timers } : {}) });
   }
 
   private setKind(kind: InputKind): void {

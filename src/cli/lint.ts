@@ -10,6 +10,7 @@ import { JsonScanner, ScanError } from './json-scan.ts';
 import { InputError, LintEngine, type LintReport } from './engine.ts';
 import { atLeast, format, type FileResult } from './format.ts';
 import { USAGE, UsageError, parseArgs, type Options } from './options.ts';
+import type { Timers } from '../session/model/timers.ts';
 
 export interface Io {
   stdin: Readable;
@@ -65,8 +66,8 @@ function membersOf(members: Array<[string, string]>, where: string, at: number):
 }
 
 /** Lints one input stream. Throws InputError / ScanError for unusable input. */
-export async function lintStream(input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, opts: { spec?: string; onBytes?: (n: number) => void } = {}): Promise<LintReport> {
-  const engine = new LintEngine(opts.spec ? { specVersion: opts.spec } : {});
+export async function lintStream(input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, opts: { spec?: string; timers?: Partial<Timers>; onBytes?: (n: number) => void } = {}): Promise<LintReport> {
+  const engine = new LintEngine({ ...(opts.spec ? { specVersion: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}) });
   const scanner = new JsonScanner({
     top: (key, text) => engine.top(key, parsed(text, `"${key}"`, scanner.line)),
     log: (key, text) => engine.log(key, parsed(text, `log.${key}`, scanner.line)),
@@ -157,7 +158,7 @@ export async function runLint(args: string[], io: Io): Promise<number> {
     };
     try {
       const input = file === '-' ? (io.stdin as AsyncIterable<Uint8Array>) : fileChunks(file);
-      const report = await lintStream(input, { ...(opts.spec ? { spec: opts.spec } : {}), onBytes: progress });
+      const report = await lintStream(input, { ...(opts.spec ? { spec: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), onBytes: progress });
       results.push({ file, report: applyRules(report, opts.rules) });
     } catch (e) {
       if (tty) io.stderr.write('\r\u001b[K');

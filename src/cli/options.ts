@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isRuleId, isSpecVersion, SPEC_VERSIONS } from '../session/model/rules.ts';
 import type { Severity } from '../session/model/types.ts';
+import { isTimerValue, SPEC_TIMERS, TIMER_KEYS, type Timers } from '../session/model/timers.ts';
 
 export const FORMATS = ['text', 'json', 'junit', 'sarif', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -22,6 +23,8 @@ export interface Options {
   failOn: FailOn;
   rules: Record<string, RuleSetting>;
   spec?: string;
+  /** The timers the app's runtime and clients run with (§7.5, §7.3.7), as set; the spec's defaults for the rest. */
+  timers?: Partial<Timers>;
   /** The config file read, if any. */
   config?: string;
   help: boolean;
@@ -45,6 +48,12 @@ Options:
                                   turn a rule off or change its severity (repeatable)
   --spec VERSION                  judge clients that declare no spec release by this one
                                   (${SPEC_VERSIONS.join(', ')}; default: the newest)
+  --sync-timeout MS               the runtime's deadline for a sync action's result (§7.5; default ${SPEC_TIMERS.syncMs})
+  --ack-timeout MS                the runtime's deadline for an async action's interim ack (§7.5; default ${SPEC_TIMERS.asyncAckMs})
+  --pull-timeout MS               the runtime's deadline for an observation pull's update (§7.5; default ${SPEC_TIMERS.observationPullMs})
+  --reanswer-interval MS          the client's re-answer interval for a repeated request (§7.3.7; default ${SPEC_TIMERS.reanswerMs})
+                                  MS is milliseconds, or a number with s or m (30s, 2m); the
+                                  spec makes these configurable, so set the ones your app runs with
   --config PATH                   read options from PATH instead of ${CONFIG_NAME}
   --no-config                     read no config file
   -h, --help                      show this help
@@ -52,7 +61,8 @@ Options:
 
 Config file: ${CONFIG_NAME}, looked up from the current directory upwards:
   { "format": "text", "failOn": "error", "spec": "0.6.0",
-    "rules": { "request-id-format": "off", "observation-rate": "error" } }
+    "rules": { "request-id-format": "off", "observation-rate": "error" },
+    "timers": { "syncMs": 30000, "asyncAckMs": 5000, "observationPullMs": 5000, "reanswerMs": 8000 } }
 
 Exit status: 0 no finding at or above --fail-on, 1 findings at or above it,
 2 unusable input or usage (one line on standard error says why).`;
@@ -65,6 +75,36 @@ function oneOf<T extends string>(list: readonly T[], v: unknown, what: string): 
 function setRule(rules: Record<string, RuleSetting>, id: string, value: unknown, where: string): void {
   if (!isRuleId(id)) throw new UsageError(`${where}: unknown rule ${JSON.stringify(id)}`);
   rules[id] = oneOf(RULE_SETTINGS, value, `${where}: rule ${id}`);
+}
+
+/** The command line's timer flags, by the timer each sets. */
+const TIMER_FLAGS: Readonly<Record<string, keyof Timers>> = {
+  '--sync-timeout': 'syncMs',
+  '--ack-timeout': 'asyncAckMs',
+  '--pull-timeout': 'observationPullMs',
+  '--reanswer-interval': 'reanswerMs',
+};
+
+const TIMER_RANGE = 'more than 0 and at most a day';
+
+/** A duration flag's value in ms: `30000`, `30000ms`, `30s`, `1.5s`, `2m`. */
+export function parseDuration(v: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m)?\s*$/.exec(v);
+  if (!m) throw new UsageError(`${what} takes milliseconds, or a number with s or m (30000, 30s, 2m) (got ${JSON.stringify(v)})`);
+  const ms = Number(m[1]) * (m[2] === 'm' ? 60_000 : m[2] === 's' ? 1000 : 1);
+  if (!isTimerValue(ms)) throw new UsageError(`${what} must be ${TIMER_RANGE} (got ${JSON.stringify(v)})`);
+  return ms;
+}
+
+function readTimers(v: unknown, where: string): Partial<Timers> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${where}: timers must be an object of ${TIMER_KEYS.join(', ')} to milliseconds`);
+  const out: Partial<Timers> = {};
+  for (const [k, n] of Object.entries(v as Record<string, unknown>)) {
+    if (!(TIMER_KEYS as readonly string[]).includes(k)) throw new UsageError(`${where}: unknown timer ${JSON.stringify(k)} (known: ${TIMER_KEYS.join(', ')})`);
+    if (!isTimerValue(n)) throw new UsageError(`${where}: timers.${k} must be a number of milliseconds, ${TIMER_RANGE} (got ${JSON.stringify(n)})`);
+    out[k as keyof Timers] = n;
+  }
+  return out;
 }
 
 /** `.ouirc.json` from `cwd` upwards, or null. */
@@ -84,6 +124,7 @@ interface ConfigValues {
   failOn?: FailOn;
   spec?: string;
   rules: Record<string, RuleSetting>;
+  timers?: Partial<Timers>;
 }
 
 export function readConfig(path: string): ConfigValues {
@@ -112,11 +153,14 @@ export function readConfig(path: string): ConfigValues {
         if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`config ${path}: rules must be an object of rule id to off|info|warning|error|critical`);
         for (const [id, s] of Object.entries(v as Record<string, unknown>)) setRule(out.rules, id, s, `config ${path}`);
         break;
+      case 'timers':
+        out.timers = readTimers(v, `config ${path}`);
+        break;
       case '$schema':
       case 'comment':
         break;
       default:
-        throw new UsageError(`config ${path}: unknown option ${JSON.stringify(k)} (known: format, failOn, spec, rules)`);
+        throw new UsageError(`config ${path}: unknown option ${JSON.stringify(k)} (known: format, failOn, spec, rules, timers)`);
     }
   }
   return out;
@@ -176,6 +220,12 @@ export function parseArgs(args: string[], cwd: string): Options {
         setRule(cli.rules, v.slice(0, at), v.slice(at + 1), '--rule');
         break;
       }
+      case '--sync-timeout':
+      case '--ack-timeout':
+      case '--pull-timeout':
+      case '--reanswer-interval':
+        (cli.timers ??= {})[TIMER_FLAGS[name]!] = parseDuration(value(), name);
+        break;
       case '--config':
         config = resolve(cwd, value());
         break;
@@ -190,12 +240,15 @@ export function parseArgs(args: string[], cwd: string): Options {
   if (!files.length) throw new UsageError('no input: give FILE... or - for standard input (see --help)');
   const path = config === undefined ? findConfig(cwd) : config;
   const fromFile: ConfigValues = path ? readConfig(path) : { rules: {} };
+  // Timer by timer: a flag sets its timer over the file's, and leaves the file's others.
+  const timers: Partial<Timers> = { ...fromFile.timers, ...cli.timers };
   return {
     files,
     format: cli.format ?? fromFile.format ?? 'text',
     failOn: cli.failOn ?? fromFile.failOn ?? 'error',
     rules: { ...fromFile.rules, ...cli.rules },
     ...((cli.spec ?? fromFile.spec) ? { spec: cli.spec ?? fromFile.spec } : {}),
+    ...(Object.keys(timers).length ? { timers } : {}),
     ...(path ? { config: path } : {}),
     help,
     version,

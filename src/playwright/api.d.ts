@@ -82,6 +82,8 @@ export interface OuiSessionModel {
   /** Per client key: its surfaces (mounted now, by id), requests, observations, hashes, approvals, acknowledgments, counts. */
   readonly clients: Map<string, OuiClientState>;
   readonly specVersion: string;
+  /** The timers the session was judged with: what `ouiOptions.timers` set, the spec's defaults for the rest. */
+  readonly timers: Readonly<OuiTimers>;
   readonly internalErrors: number;
 }
 
@@ -101,13 +103,39 @@ export interface OuiFindingsOptions {
   min?: OuiSeverity;
 }
 
+/** A frame `settle()` could not flush, and why: it was detached or its page closed mid-flush, it kept navigating, or its marker could not come through. */
+export interface OuiUnflushedFrame {
+  url: string;
+  reason: 'detached' | 'closed' | 'navigated' | 'lost' | 'no-marker';
+}
+
+/** What `settle()` found, frame by frame. */
+export interface OuiSettleReport {
+  /** Frames of open pages asked to flush. */
+  frames: number;
+  /** Frames whose hook sent everything it had captured, then its marker, and the marker arrived. */
+  flushed: number;
+  /** Frames in which no hook answered (none was installed there). */
+  noHook: number;
+  /** Of the flushed, frames whose document changed during the flush: the new document was flushed. */
+  navigated: number;
+  /** Frames that could not be flushed: what they captured last may be missing. */
+  unflushed: OuiUnflushedFrame[];
+  /** Items hooks still held when they answered (a binary payload still being read after about a second). */
+  waiting: number;
+  /** Items hooks had numbered that had not reached the test when their marker did (dropped on the way). */
+  behind: number;
+}
+
 export interface Oui {
   /**
-   * Waits until every open page and frame has handed over what its hook
-   * captured so far (the hook sends in batches every few milliseconds).
+   * A flush handshake with every frame of every open page: each frame's hook
+   * sends everything it captured so far, then a marker through the same
+   * channel, and this resolves once every frame's marker arrived (or the
+   * frame proved it cannot answer: no hook, detached, closed, navigating).
    * The other methods settle first; call it to read `events` yourself.
    */
-  settle(): Promise<void>;
+  settle(): Promise<OuiSettleReport>;
   /** The findings at `min` or above (default 'error'), judged as an imported recording is: nothing more will arrive. */
   findings(options?: OuiFindingsOptions): Promise<OuiFinding[]>;
   /** The session model of everything captured so far, judged as an imported recording. */
@@ -120,11 +148,30 @@ export interface Oui {
   sessionFile(): Promise<OuiSessionFile>;
 }
 
+/**
+ * The timers the spec leaves configurable, in milliseconds: §7.5's are the
+ * agent runtime's ("Configurable: Yes"), §7.3.7's re-answer interval is the
+ * client's. A late answer is judged against the runtime's timer, so set the
+ * ones your app's runtime runs with.
+ */
+export interface OuiTimers {
+  /** The runtime's deadline for a sync action's result (default 30000). */
+  syncMs: number;
+  /** The runtime's deadline for an async action's interim acknowledgment (default 5000). */
+  asyncAckMs: number;
+  /** The runtime's deadline for the update an observation:request asks for (default 5000). */
+  observationPullMs: number;
+  /** The client's re-answer interval for a repeated request (default 8000). */
+  reanswerMs: number;
+}
+
 export interface OuiOptions {
   /** When to attach oui-session.json to the test's report (default 'always'). */
   attach?: 'always' | 'on-failure' | 'never';
   /** The spec release clients that declare none are judged by (default: the newest the model knows). */
   specVersion?: string;
+  /** The timers the app's runtime and clients run with (default: the spec's); each more than 0 and at most a day. */
+  timers?: Partial<OuiTimers>;
 }
 
 export interface OuiFixtures {

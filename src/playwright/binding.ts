@@ -4,3 +4,10 @@
  * that no app's global is in its way.
  */
 export const OUI_FIXTURE_BINDING = '__ouiDevtoolsPlaywrightCapture';
+
+/**
+ * In the built init script, the type of the event a frame's bridge takes flush
+ * requests on (content/fixture-bridge.ts). The fixture replaces it with a
+ * fresh secret per browser context, so no page script can name it.
+ */
+export const OUI_FLUSH_EVENT_PLACEHOLDER = '__OUI_FIXTURE_FLUSH_EVENT__';

@@ -10,15 +10,18 @@
  * paths and postMessage pairing keys are per tab. A page keeps its traffic
  * across navigations (the panel's "preserve log").
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { BrowserContext, Frame, Page } from '@playwright/test';
+import { readHookMessage, type FlushedMessage } from '../messages.ts';
 import { Recorder } from '../session/wire/recorder.ts';
 import { ModelFeed, canonicalOrder } from '../session/model/merge.ts';
 import type { SessionModel } from '../session/model/session-model.ts';
+import type { Timers } from '../session/model/timers.ts';
 import type { Finding, Severity } from '../session/model/types.ts';
 import { exportSession, type SessionFile } from '../session/wire/session-file.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
-import { OUI_FIXTURE_BINDING } from './binding.ts';
-import type { Oui, OuiFindingsOptions } from './api.d.ts';
+import { OUI_FIXTURE_BINDING, OUI_FLUSH_EVENT_PLACEHOLDER } from './binding.ts';
+import type { Oui, OuiFindingsOptions, OuiSettleReport, OuiUnflushedFrame } from './api.d.ts';
 
 export const SEVERITIES: readonly Severity[] = ['critical', 'error', 'warning', 'info'];
 
@@ -31,8 +34,29 @@ export function atLeast(s: Severity, min: Severity): boolean {
   return SEVERITIES.indexOf(s) <= SEVERITIES.indexOf(min);
 }
 
-/** The hook sends a frame's batches this often (content/capture-buffer.ts, FLUSH_DELAY_MS = 16), plus room for a busy machine. */
-const HOOK_FLUSH_WAIT_MS = 60;
+/** Times a frame whose document changes under a flush is asked again (its new document's hook): bounded, never a loop. */
+const FLUSH_ATTEMPTS = 3;
+
+/** One flush request in flight: the frame asked, and its marker once it came. */
+interface FlushWaiter {
+  frame: Frame;
+  marker: FlushedMessage | null;
+  /** Items the hook had numbered that had not reached this process when its marker did. */
+  behind: number;
+}
+
+/** How one frame's flush ended. */
+type FrameFlush = { status: 'flushed'; waiting: number; behind: number; navigated: boolean } | { status: 'no-hook' } | { status: 'unflushed'; reason: OuiUnflushedFrame['reason'] };
+
+/**
+ * What the fixture evaluates in a frame to ask its bridge for a flush: an
+ * event of the context's secret type with a fresh id, whose detail the bridge
+ * answers with a promise. No answer: no bridge (or hook) in that frame.
+ * A string, not a function: nothing of this module's compiled form goes into the page.
+ */
+function flushExpression(type: string, id: string): string {
+  return `(() => { const d = { id: ${JSON.stringify(id)} }; try { dispatchEvent(new CustomEvent(${JSON.stringify(type)}, { detail: d })); } catch {} return d.answer || 'no-hook'; })()`;
+}
 
 interface PageCapture {
   /** In order of the first traffic: the first page keeps its clients' keys as they are. */
@@ -57,19 +81,29 @@ export class OuiCapture implements Oui {
   /** Batches that could not be read (never expected: the bridge sends JSON). */
   unreadable = 0;
   private closed = false;
+  /** Flush requests in flight, by id (fresh random ids: a page cannot guess one). */
+  private readonly flushes = new Map<string, FlushWaiter>();
+  /** What the last settle found. */
+  lastSettle: OuiSettleReport | null = null;
+  /** The flush requests' event type in this context's init script: secret, fresh per context. */
+  private readonly flushEvent = `oui-flush-${randomBytes(16).toString('hex')}`;
 
   private constructor(
     private readonly context: BrowserContext,
     private readonly specVersion?: string,
+    private readonly timers?: Partial<Timers>,
   ) {}
 
   /** Installs the binding and the init script on `context`: every page and frame opened or navigated from now on is captured. */
-  static async attach(context: BrowserContext, initScript: string, opts: { specVersion?: string } = {}): Promise<OuiCapture> {
-    const capture = new OuiCapture(context, opts.specVersion);
+  static async attach(context: BrowserContext, initScript: string, opts: { specVersion?: string; timers?: Partial<Timers> } = {}): Promise<OuiCapture> {
+    const capture = new OuiCapture(context, opts.specVersion, opts.timers);
     await context.exposeBinding(OUI_FIXTURE_BINDING, (source: { page?: Page | null; frame?: Frame | null }, text: unknown) => {
       capture.accept(source.page ?? null, source.frame ?? null, text);
     });
-    await context.addInitScript({ content: initScript });
+    if (!initScript.includes(OUI_FLUSH_EVENT_PLACEHOLDER)) {
+      throw new Error('oui-devtools/playwright: the init script has no flush handshake (it is from an older build); build it again with `node scripts/build-playwright.mjs`');
+    }
+    await context.addInitScript({ content: initScript.split(OUI_FLUSH_EVENT_PLACEHOLDER).join(capture.flushEvent) });
     return capture;
   }
 
@@ -84,7 +118,29 @@ export class OuiCapture implements Oui {
       return;
     }
     const capture = this.pageCapture(page);
+    if ((message as { type?: unknown } | null)?.type === 'flushed') {
+      this.marked(capture, frame, message);
+      return;
+    }
     capture.recorder.accept(this.frameId(capture, frame), message);
+  }
+
+  /**
+   * A flush marker: taken only for a request in flight, from the frame it was
+   * asked of, once. Everything that frame's hook captured before the request
+   * came through the same binding before it, so is in the recorder now; what
+   * the hook numbered and the recorder has not seen is counted, never silent.
+   */
+  private marked(capture: PageCapture, frame: Frame | null, message: unknown): void {
+    const m = readHookMessage(message);
+    if (m?.type !== 'flushed') return;
+    const waiter = this.flushes.get(m.id);
+    if (!waiter || waiter.marker || waiter.frame !== frame) return;
+    waiter.marker = m;
+    const seen = capture.recorder.intake.cursors();
+    for (const [client, seq] of Object.entries(m.through)) {
+      if (Number.isInteger(seq) && seq > 0) waiter.behind += Math.max(0, seq - (seen[`${m.hook}/${client}`] ?? 0));
+    }
   }
 
   private pageCapture(page: Page | null): PageCapture {
@@ -115,12 +171,59 @@ export class OuiCapture implements Oui {
     return id;
   }
 
-  async settle(): Promise<void> {
-    if (this.closed) return;
-    await new Promise((r) => setTimeout(r, HOOK_FLUSH_WAIT_MS));
-    // A round trip to each frame: its binding calls made before are delivered before the answer.
+  /**
+   * The flush handshake with every frame of every open page: each frame's
+   * hook sends what it captured, then a marker through the same binding; this
+   * resolves once every frame answered. A frame with no hook, or that is
+   * detached, closed or keeps navigating, ends its wait by that condition (its
+   * evaluate answers or rejects) and is counted in the report.
+   */
+  async settle(): Promise<OuiSettleReport> {
+    const report: OuiSettleReport = { frames: 0, flushed: 0, noHook: 0, navigated: 0, unflushed: [], waiting: 0, behind: 0 };
+    if (this.closed) return report;
     const frames = this.context.pages().flatMap((p) => (p.isClosed() ? [] : p.frames()));
-    await Promise.all(frames.map((f) => f.evaluate('0').catch(() => undefined)));
+    report.frames = frames.length;
+    const results = await Promise.all(frames.map((f) => this.flushFrame(f)));
+    results.forEach((r, i) => {
+      if (r.status === 'flushed') {
+        report.flushed++;
+        report.waiting += r.waiting;
+        report.behind += r.behind;
+        if (r.navigated) report.navigated++;
+      } else if (r.status === 'no-hook') report.noHook++;
+      else report.unflushed.push({ url: frames[i]!.url(), reason: r.reason });
+    });
+    this.lastSettle = report;
+    return report;
+  }
+
+  private async flushFrame(frame: Frame): Promise<FrameFlush> {
+    let navigated = false;
+    for (let attempt = 0; attempt < FLUSH_ATTEMPTS; attempt++) {
+      if (frame.page().isClosed()) return { status: 'unflushed', reason: 'closed' };
+      if (frame.isDetached()) return { status: 'unflushed', reason: 'detached' };
+      const id = randomUUID();
+      const waiter: FlushWaiter = { frame, marker: null, behind: 0 };
+      this.flushes.set(id, waiter);
+      let answer: unknown;
+      try {
+        // Resolves once the bridge's binding call for the marker returned: the marker has been taken in here by then.
+        answer = await frame.evaluate(flushExpression(this.flushEvent, id));
+      } catch {
+        // The frame went away (detached, its page closed) or its document changed mid-flush (navigation): ask its new document.
+        if (frame.page().isClosed()) return { status: 'unflushed', reason: 'closed' };
+        if (frame.isDetached()) return { status: 'unflushed', reason: 'detached' };
+        navigated = true;
+        continue;
+      } finally {
+        this.flushes.delete(id);
+      }
+      if (waiter.marker) return { status: 'flushed', waiting: waiter.marker.waiting, behind: waiter.behind, navigated };
+      if (answer === 'no-hook') return { status: 'no-hook' };
+      // The marker could not go (the page or context is closing), or went but never arrived.
+      return { status: 'unflushed', reason: answer === 'lost' ? 'lost' : 'no-marker' };
+    }
+    return { status: 'unflushed', reason: 'navigated' };
   }
 
   /** What was captured so far, without waiting for the pages. */
@@ -131,6 +234,7 @@ export class OuiCapture implements Oui {
     for (const p of this.pages) {
       // Frame paths ('top/0') make postMessage keys: two pages can pair frames at the same paths.
       const rename = new Map<string, string>();
+      const first = clients.length;
       for (const c of p.recorder.clients.values()) {
         let key = c.key;
         if (used.has(key)) {
@@ -140,6 +244,11 @@ export class OuiCapture implements Oui {
         }
         used.add(key);
         clients.push(key === c.key ? { ...c } : { ...c, key });
+      }
+      // A reconnection names the client it replaces, of the same page: renamed with it.
+      for (let i = first; i < clients.length; i++) {
+        const to = clients[i]!.replaces === undefined ? undefined : rename.get(clients[i]!.replaces!);
+        if (to !== undefined) clients[i]!.replaces = to;
       }
       for (const ev of p.recorder.events) {
         const to = rename.get(ev.client);
@@ -152,7 +261,7 @@ export class OuiCapture implements Oui {
   /** The model of a snapshot, judged as the panel judges an imported recording: merged, ticked at its end, absences certain. */
   modelOf(snap: Snapshot): SessionModel {
     const byKey = new Map(snap.clients.map((c) => [c.key, c]));
-    const feed = new ModelFeed((key) => byKey.get(key), { model: this.specVersion ? { specVersion: this.specVersion } : {} });
+    const feed = new ModelFeed((key) => byKey.get(key), { model: { ...(this.specVersion ? { specVersion: this.specVersion } : {}), ...(this.timers ? { timers: this.timers } : {}) } });
     feed.add(snap.events, Date.now());
     feed.finish();
     return feed.model;

@@ -22,10 +22,11 @@ import type { ExpectMatcherState, MatcherReturnType } from '@playwright/test';
 import { OuiCapture, filterFindings, isSeverity, SEVERITIES } from './capture.ts';
 import { formatFindings } from './format.ts';
 import { OUI_FIXTURE_BINDING } from './binding.ts';
+import { fixtureTimers } from './timers.ts';
 import type * as Api from './api.d.ts';
 
 export { formatFindings, OUI_FIXTURE_BINDING };
-export type { Oui, OuiClient, OuiFinding, OuiFindingsOptions, OuiOptions, OuiSessionFile, OuiSessionModel, OuiSeverity, OuiWireEvent } from './api.d.ts';
+export type { Oui, OuiClient, OuiFinding, OuiFindingsOptions, OuiOptions, OuiSessionFile, OuiSessionModel, OuiSettleReport, OuiSeverity, OuiTimers, OuiWireEvent } from './api.d.ts';
 
 /** The init script: the page hook with the fixture's bridge, one IIFE (scripts/build-playwright.mjs). */
 const INIT_SCRIPT_NAME = 'oui-init.js';
@@ -45,7 +46,8 @@ function loadInitScript(): string {
 export const test: typeof Api.test = base.extend<Api.OuiFixtures>({
   ouiOptions: [{}, { option: true }],
   oui: async ({ context, ouiOptions }, use, testInfo) => {
-    const capture = await OuiCapture.attach(context, loadInitScript(), ouiOptions.specVersion ? { specVersion: ouiOptions.specVersion } : {});
+    const timers = fixtureTimers(ouiOptions.timers);
+    const capture = await OuiCapture.attach(context, loadInitScript(), { ...(ouiOptions.specVersion ? { specVersion: ouiOptions.specVersion } : {}), ...(timers ? { timers } : {}) });
     try {
       await use(capture);
     } finally {
@@ -64,6 +66,17 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** A frame the handshake could not flush, or items a hook could not hand over: said under the verdict, never silent. */
+function settleNoteOf(r: Api.OuiSettleReport): string {
+  const notes: string[] = [];
+  if (r.unflushed.length) {
+    const frames = r.unflushed.map((f) => `${f.url || '(no URL)'} (${f.reason})`).join(', ');
+    notes.push(`\nNote: ${plural(r.unflushed.length, 'frame')} could not be flushed before this verdict, so what ${r.unflushed.length === 1 ? 'it' : 'they'} captured last may be missing: ${frames}.`);
+  }
+  if (r.waiting + r.behind > 0) notes.push(`\nNote: ${plural(r.waiting + r.behind, 'captured item')} had not reached the test when ${r.waiting + r.behind === 1 ? 'its' : 'their'} frame's flush was answered.`);
+  return notes.join('');
+}
+
 const matchers = {
   async toHaveNoFindings(this: ExpectMatcherState, oui: Api.Oui, options: Api.OuiFindingsOptions = {}): Promise<MatcherReturnType> {
     const name = 'toHaveNoFindings';
@@ -75,7 +88,7 @@ const matchers = {
     if (!(oui instanceof OuiCapture)) {
       return { name, pass: this.isNot, message: () => `${hint}\n\nExpected the \`oui\` fixture of oui-devtools/playwright; received ${oui === null ? 'null' : typeof oui}` };
     }
-    await oui.settle();
+    const settled = await oui.settle();
     const snap = oui.snapshot();
     const all = oui.modelOf(snap).findings;
     const found = filterFindings(all, min);
@@ -83,12 +96,14 @@ const matchers = {
     const scope = `${plural(snap.clients.length, 'client')}, ${plural(snap.events.length, 'event')}`;
     const losses = oui.losses();
     const lossNote = losses.lost + losses.undelivered + losses.unreadable > 0 ? `\nNote: ${losses.lost + losses.undelivered + losses.unreadable} captured items never reached the test (dropped by the page's bounded buffer or refused on the way).` : '';
+    const settleNote = settleNoteOf(settled);
     const message = pass
-      ? () => `${hint}\n\nExpected: at least one OUI conformance finding at ${min} or above\nReceived: none (${scope}, ${plural(all.length, 'finding')} below ${min})`
+      ? () => `${hint}\n\nExpected: at least one OUI conformance finding at ${min} or above\nReceived: none (${scope}, ${plural(all.length, 'finding')} below ${min})${settleNote}`
       : () =>
           `${hint}\n\nExpected: no OUI conformance finding at ${min} or above\nReceived: ${plural(found.length, 'finding')} (${scope}; ${all.length} in all; the session is attached to the test as oui-session.json, events numbered as in it)\n\n` +
           formatFindings(found, snap) +
-          lossNote;
+          lossNote +
+          settleNote;
     return { name, pass, message, expected: `no findings at ${min} or above`, actual: found.map((f) => `${f.severity} ${f.rule} ${f.section}`) };
   },
 } satisfies Api.OuiMatchers;

@@ -23,6 +23,9 @@ const FAILING = 'a client that breaks the protocol fails toHaveNoFindings';
 const DEMO = 'the demo shop: every transport captured, in the page and a popup, no findings';
 const FINDINGS = 'findings carry rule, section and party';
 const BROKEN_DEMO = 'the demo with a deliberately wrong client fails toHaveNoFindings';
+const FLUSH = 'items sent right before the verdict are in it: main frame, cross-origin iframe, bursts over one batch';
+const NO_HOOK = 'a frame no hook runs in is counted, not waited for';
+const RESTLESS = 'frames that navigate or go away mid-flush neither hang the settling nor go unreported';
 
 interface Run {
   code: number | null;
@@ -108,7 +111,11 @@ describe('oui-devtools/playwright in a Playwright run', () => {
   test('the run fails for exactly the pages that break the protocol', () => {
     const outcomes = allTests(run.report.suites).map((t) => `${t.title}: ${t.test.status}`);
     assert.equal(run.code, 1, `the run exits 1 (a test failed):\n${run.output}`);
-    assert.deepEqual(outcomes.sort(), [`${FAILING}: unexpected`, `${BROKEN_DEMO}: unexpected`, `${DEMO}: expected`, `${FINDINGS}: expected`].sort(), run.output);
+    assert.deepEqual(
+      outcomes.sort(),
+      [`${FAILING}: unexpected`, `${BROKEN_DEMO}: unexpected`, `${DEMO}: expected`, `${FINDINGS}: expected`, `${FLUSH}: expected`, `${NO_HOOK}: expected`, `${RESTLESS}: expected`].sort(),
+      run.output,
+    );
     assert.deepEqual(run.report.errors, [], 'no error outside the tests');
   });
 
@@ -193,5 +200,25 @@ describe('oui-devtools/playwright in a Playwright run', () => {
 
     // The test that reads findings itself has its session attached too.
     assert.ok(sessionOf(FINDINGS).events.length >= 3);
+  });
+
+  test('settling is a flush handshake: what a frame sent right before the verdict is in it, and in the attachment', () => {
+    // flush.spec.ts checked each round's count right after sending (main frame and a cross-origin iframe, 600 frames each,
+    // more than one of the hook's batches, one round with the app's thread busy after sending); here, the attachment.
+    const file = sessionOf(FLUSH);
+    const pathOf = new Map(file.clients.map((c) => [c.key, new URL(c.frameUrl ?? 'about:blank').pathname]));
+    const count = (round: string) => {
+      const out: Record<string, number> = {};
+      for (const e of file.events) {
+        if ((e.payload as { round?: unknown } | undefined)?.round !== round && !e.raw?.startsWith(`{"type":"app:tick","payload":{"round":"${round}",`)) continue;
+        const at = pathOf.get(e.client) ?? '?';
+        out[at] = (out[at] ?? 0) + 1;
+      }
+      return out;
+    };
+    for (const round of ['r1', 'r2', 'r3', 'bad']) assert.deepEqual(count(round), { '/flush.html': 600, '/frame.html': 600 }, `round ${round} whole in the attachment`);
+    // The last item of each frame's last burst, each a violation, is judged.
+    const rules = importedFindings(file).map((f) => f.rule);
+    assert.ok(rules.includes('result-unknown-request') && rules.includes('surface-id'), rules.join(', '));
   });
 });

@@ -179,7 +179,9 @@ export const MUTATIONS: Mutation[] = [
     expectRule: 'repeat-answered-in-flight',
     apply(s0, rng) {
       const s = clone(s0);
-      for (const { c, req, ans } of syncRuns(s, rng, (c, req, ans) => ans.t - req.t > 1500 && requestsOf(c, req.tag.rid).length === 1 && resultsOf(c, req.tag.rid).length === 1)) {
+      // The first run's own answer must follow the second run's within a re-answer interval: a later one, unacknowledged,
+      // reads on the wire exactly as a conformant re-answer after the interval (bullet 3), whichever run sent it.
+      for (const { c, req, ans } of syncRuns(s, rng, (c, req, ans) => ans.t - req.t > 1500 && ans.t - (req.t + 1002) < c.reanswerMs && requestsOf(c, req.tag.rid).length === 1 && resultsOf(c, req.tag.rid).length === 1)) {
         const t = req.t + 1000;
         if (!noReceiptBefore(c, req.tag.rid, t)) continue;
         repeatCopy(s, c, req, t);
@@ -939,28 +941,9 @@ export const MUTATIONS: Mutation[] = [
       return null;
     },
   },
-  {
-    name: 'knownSurfaces the runtime does not hold',
-    sentence: 'If it holds none under that hash, it MUST treat the client\'s surfaces as unknown, and send no `knownSurfaces` until it has them again.',
-    section: '§7.3.4',
-    party: 'runtime',
-    expectRule: 'known-surfaces-unheld',
-    apply(s0, rng) {
-      const s = clone(s0);
-      // A trimmed answer (no surfaces) whose hash is new to the runtime: it then holds nothing; the next request sends that hash anyway.
-      for (const [c, e] of candidates(s, rng, (e) => isResult(e) && e.tag.copy === 'trim1' && e.payload.surfacesHash !== e.tag.compareWith)) {
-        const ack = acksOf(c, e.id)[0];
-        if (!ack || ack.payload?.ok !== true) continue;
-        const next = sorted(c).find((x) => x.t > ack.t && isRequest(x) && x.tag.copy === 0);
-        if (!next || next.payload.knownSurfaces) continue;
-        const between = sorted(c).some((x) => x.t > e.t && x.t < next.t && isResult(x) && x.payload.surfaces);
-        if (between) continue;
-        for (const r of requestsOf(c, (next.tag as RequestTag).rid)) ((r.frozen = true), (r.payload.knownSurfaces = e.payload.surfacesHash));
-        return s;
-      }
-      return null;
-    },
-  },
+  // No mutation for knownSurfaces the runtime cannot hold: every generated client registers, and a runtime holds what
+  // registrations gave it under that set's hash too (docs/conformance.md 7.3.4-j), so no trimmed answer names a hash
+  // the runtime cannot hold. test/unit/session-rules.test.ts and conformance-review.test.ts cover the rule.
   {
     name: 'observation value off its schema',
     sentence: 'The `value` MUST conform to the observation\'s declared `schema`',

@@ -45,6 +45,11 @@ export interface SocketIOCapture {
   /** Base URL of the server itself (unrecorded). */
   upstreamUrl: string;
   frames: RecordedFrame[];
+  /**
+   * When each proxied WebSocket closed on the client's side (the page's
+   * `close` event), numbered in the same sequence as `frames`.
+   */
+  wsClosed: Array<{ seq: number; conn: number }>;
   /** Frames of one direction (optionally one sid), in wire order. */
   framesFor(dir: 'out' | 'in', sid?: string): RecordedFrame[];
   /** Closes the proxy, every proxied connection and the socket.io server. */
@@ -93,6 +98,7 @@ export async function startSocketIOCapture(opts: SocketIOCaptureOptions = {}): P
   const upstreamPort = await listen(upstream);
 
   const frames: RecordedFrame[] = [];
+  const wsClosed: Array<{ seq: number; conn: number }> = [];
   let seq = 0;
   let connCount = 0;
   const record = (f: Omit<RecordedFrame, 'seq'>): RecordedFrame => {
@@ -205,7 +211,10 @@ export async function startSocketIOCapture(opts: SocketIOCaptureOptions = {}): P
       upstreamWs.on('close', closeBoth);
       client.on('error', () => client.terminate());
       upstreamWs.on('error', () => upstreamWs.terminate());
-      client.on('close', () => wsPeers.delete(client));
+      client.on('close', () => {
+        wsPeers.delete(client);
+        wsClosed.push({ seq: ++seq, conn });
+      });
       upstreamWs.on('close', () => wsPeers.delete(upstreamWs));
     });
   });
@@ -217,6 +226,7 @@ export async function startSocketIOCapture(opts: SocketIOCaptureOptions = {}): P
     url: `http://127.0.0.1:${proxyPort}`,
     upstreamUrl: `http://127.0.0.1:${upstreamPort}`,
     frames,
+    wsClosed,
     framesFor(dir, sid) {
       return frames.filter((f) => f.dir === dir && (sid === undefined || f.sid === sid));
     },

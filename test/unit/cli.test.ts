@@ -126,6 +126,16 @@ describe('oui-devtools lint: exit status', () => {
     oneLine(run(['lint', '--config', file('typo.json', '{"failon":"error"}'), bad]), /unknown option "failon"/);
   });
 
+  it('takes the timers from flags and .ouirc.json, and refuses a bad one in one line', () => {
+    assert.equal(run(['lint', '--no-config', '--sync-timeout', '60s', '--ack-timeout', '2000', '--pull-timeout=5s', '--reanswer-interval', '1m', clean]).status, 0);
+    assert.equal(run(['lint', '--config', file('timers.json', JSON.stringify({ timers: { syncMs: 60000, reanswerMs: 4000 } })), clean]).status, 0);
+    oneLine(run(['lint', '--no-config', '--sync-timeout', 'soon', clean]), /^lint: --sync-timeout takes milliseconds, or a number with s or m \(30000, 30s, 2m\) \(got "soon"\)$/);
+    oneLine(run(['lint', '--no-config', '--reanswer-interval', '0', clean]), /^lint: --reanswer-interval must be more than 0 and at most a day \(got "0"\)$/);
+    oneLine(run(['lint', '--config', file('bad-timer.json', JSON.stringify({ timers: { syncMs: -1 } })), clean]), /^lint: config .*bad-timer\.json: timers\.syncMs must be a number of milliseconds/);
+    oneLine(run(['lint', '--config', file('typo-timer.json', JSON.stringify({ timers: { sync: 1000 } })), clean]), /^lint: config .*typo-timer\.json: unknown timer "sync"/);
+    assert.match(run(['lint', '--help']).stdout, /--sync-timeout MS[\s\S]*--ack-timeout MS[\s\S]*--pull-timeout MS[\s\S]*--reanswer-interval MS/);
+  });
+
   it('reads standard input', () => {
     const r = run(['lint', '--format', 'json', '-'], { input: chromeHar(capture({ transport: 'websocket', badHashAt: 0 })) });
     assert.equal(r.status, 1, r.stderr);

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RULES } from '../../src/session/model/rules.ts';
-import { T0, uuid, withCart } from './session-helpers.ts';
+import { T0, Traffic, cartSurface, uuid, withCart } from './session-helpers.ts';
 
 describe('the party at fault', () => {
   it('every rule binds the client or the runtime', () => {
@@ -14,14 +14,22 @@ describe('the party at fault', () => {
     assert.ok(RULES.some((r) => r.party === 'runtime') && RULES.some((r) => r.party === 'client'));
   });
 
-  it("a request naming a surface id of the wrong pattern is the runtime's payload problem, not the client's surface-id", () => {
+  it("a request naming a surface id of the wrong pattern is a request for a surface nobody registered (the runtime's), never a surface-id error", () => {
     const tr = withCart();
     const { requestId } = tr.request('Cart', 'view_cart');
     tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'no such surface' } });
     const m = tr.model();
-    const rules = m.findings.map((f) => `${f.rule}:${f.party}`);
-    assert.ok(rules.includes('payload-problem-from-runtime:runtime'), rules.join());
-    assert.ok(!rules.some((r) => r.startsWith('surface-id')), rules.join());
+    assert.deepEqual(m.findings.map((f) => `${f.rule}:${f.party}`), ['request-unknown-surface:runtime']);
+  });
+
+  it('a request that echoes an id the client declared wrongly blames only the client, once', () => {
+    const tr = new Traffic();
+    const bad = { ...cartSurface(), id: 'Bad_Cart' };
+    tr.register(bad);
+    const { requestId } = tr.request('Bad_Cart', 'view_cart');
+    tr.result(requestId);
+    const m = tr.model();
+    assert.deepEqual(m.findings.map((f) => `${f.rule}:${f.party}`), ['surface-id:client']);
   });
 
   it("a request's requestId format, reuse and invalid params are the runtime's; accepting the invalid params is the client's", () => {

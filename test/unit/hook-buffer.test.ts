@@ -123,6 +123,32 @@ describe('the capture buffer', () => {
   });
 });
 
+describe('a flush on request (the Playwright fixture\'s handshake)', () => {
+  it('sends what waits for the next batch at once, says what still waits behind a payload being read, and each client\'s last seq', () => {
+    const buffer = createCaptureBuffer(natives);
+    const c = buffer.addClient('websocket', 'ws://x/oui');
+    const out = buffer.sink(c, 'out');
+    const got: CapturedItem[] = [];
+    buffer.subscribe({}, { items: (items) => got.push(...items) });
+    const replayed = got.length;
+    buffer.frame(out, OUI);
+    buffer.frame(out, OUI);
+    // Without a flush these wait for the batch timer; flushNow sends them now, in order.
+    assert.equal(got.length, replayed);
+    assert.equal(buffer.flushNow(), 0);
+    assert.deepEqual(got.slice(replayed).map((it) => it.seq), [1, 2]);
+    const resolve = buffer.recordPending(c, { dir: 'in' });
+    buffer.frame(out, OUI);
+    assert.equal(buffer.flushNow(), 2, 'a Blob still being read holds itself and what came after');
+    assert.deepEqual(buffer.lastSeqs(), { [c.id]: 4 });
+    resolve({ text: 'blob' });
+    assert.equal(buffer.flushNow(), 0);
+    assert.deepEqual(got.slice(replayed).map((it) => it.seq), [1, 2, 3, 4]);
+    buffer.unsubscribe();
+    assert.equal(buffer.flushNow(), 0, 'nothing is sent without a subscriber');
+  });
+});
+
 describe('the hot path', () => {
   it('keeps raw text frames in columns and builds the same items when the panel reads them', async () => {
     const buffer = createCaptureBuffer(natives);

@@ -31,11 +31,13 @@ const hookMessages: HookMessage[] = [
   { type: 'skipped', hook: 'h', through: { c1: 4 } },
   { type: 'answer', id: 'inj-1', ok: true },
   { type: 'answer', id: 'inj-2', ok: false, error: 'no such client' },
+  { type: 'flushed', hook: 'h', id: 'f-1', through: { c1: 7 }, waiting: 0 },
 ];
 
 const commands: HookCommand[] = [
   { type: 'subscribe', cursors: { 'h/c1': 3 } },
   { type: 'unsubscribe' },
+  { type: 'hook:flush', id: 'f-1' },
   { type: 'hook:hold', id: 'i', scope: 'postmessage:top<->top/0', hold: ['r1'] },
   { type: 'hook:inject', id: 'i', target: { via: 'websocket', frameId: 0, hook: 'h', client: 'c1' }, hold: ['r1'], frame: '{"type":"action:request"}' },
   { type: 'hook:inject', id: 'i', target: { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', frameId: 3, peerFrameId: 0 }, hold: [], message: { type: 'action:request' } },
@@ -70,6 +72,11 @@ describe('message catalogue', () => {
       ['readHookCommand', { type: 'hook:inject', id: 'i', target: { via: 'ftp' }, hold: [] }],
       ['readHookCommand', { type: 'hook:inject', id: 'i', target: { via: 'direct', frameId: 0, hook: 'h', client: 'c' }, hold: [1] }],
       ['readHookCommand', { type: 'items', hook: 'h', items: [] }],
+      ['readHookCommand', { type: 'hook:flush' }],
+      ['readHookMessage', { type: 'flushed', hook: 'h', id: 'f', through: 3 }],
+      ['readHookMessage', { type: 'flushed', hook: 'h', through: {}, waiting: 0 }],
+      // Only the Playwright fixture's bridge asks a hook to flush: a panel cannot.
+      ['readFromPanel', { type: 'hook:flush', id: 'f' }],
       ['readFromPanel', { type: 'panel:hello', tabId: 1 }],
       ['readFromPanel', { type: 'unsubscribe' }],
       ['readFromPanel', { type: 'hello', tabId: 1 }],

@@ -11,6 +11,8 @@ import type { FromPanel } from '../../src/messages.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
+import { SPEC_TIMERS } from '../../src/session/model/timers.ts';
+import { capture, sessionFile } from '../fixtures/traffic.ts';
 
 function memorySaved(): SavedStore & { data: Map<string, unknown> } {
   const data = new Map<string, unknown>();
@@ -131,6 +133,45 @@ describe('panel store', () => {
     assert.deepEqual([store.injector.injections.value[0]!.status, store.injector.injections.value[0]!.error], ['failed', 'no such socket']);
     store.setPreserveLog(false);
     assert.equal(settings['oui.preserveLog'], '0');
+  });
+
+  it('judges with the timers the settings hold, the spec defaults for what they do not', () => {
+    assert.deepEqual(new PanelStore(env().env).model.timers, SPEC_TIMERS);
+    const store = new PanelStore(env({ 'oui.timers': JSON.stringify({ syncMs: 2000, reanswerMs: -1 }) }).env);
+    assert.deepEqual(store.timers.value, { ...SPEC_TIMERS, syncMs: 2000 });
+    assert.deepEqual(store.model.timers, { ...SPEC_TIMERS, syncMs: 2000 });
+    assert.deepEqual(new PanelStore(env({ 'oui.timers': '{not json' }).env).timers.value, SPEC_TIMERS);
+  });
+
+  it('changing a timer judges the session again at once and keeps it in the settings, as the spec version does', () => {
+    const { env: e, settings } = env();
+    const store = new PanelStore(e);
+    store.importJson(sessionFile(capture({ transport: 'websocket', requests: 2 })), 'rec.json');
+    const events = store.recorder.events.length;
+    const clients = store.model.clients.size;
+    const before = { model: store.model, version: store.version.value };
+    assert.ok(clients > 0);
+    assert.equal(store.setTimers({ syncMs: 1500, asyncAckMs: 250 }), true);
+    assert.notEqual(store.model, before.model, 'a fresh model, from the recorded events');
+    assert.equal(store.version.value, before.version + 1);
+    assert.equal(store.model.timers.syncMs, 1500);
+    assert.equal(store.model.timers.asyncAckMs, 250);
+    assert.equal(store.model.timers.reanswerMs, SPEC_TIMERS.reanswerMs);
+    assert.equal(store.recorder.events.length, events);
+    assert.equal(store.model.clients.size, clients);
+    assert.deepEqual(JSON.parse(settings['oui.timers']!), { ...SPEC_TIMERS, syncMs: 1500, asyncAckMs: 250 });
+    // A new panel reads it back.
+    assert.equal(new PanelStore(env({ ...settings }).env).model.timers.syncMs, 1500);
+    // Nothing changed: no rebuild. A value that is not a timer: refused, nothing changed.
+    const same = store.model;
+    assert.equal(store.setTimers({ syncMs: 1500 }), true);
+    assert.equal(store.model, same);
+    for (const bad of [0, -1, NaN, Infinity, 1e12, '2000']) assert.equal(store.setTimers({ reanswerMs: bad }), false, String(bad));
+    assert.equal(store.model, same);
+    assert.equal(store.timers.value.reanswerMs, SPEC_TIMERS.reanswerMs);
+    // Back to the spec's.
+    store.setTimers({ ...SPEC_TIMERS });
+    assert.deepEqual(store.model.timers, SPEC_TIMERS);
   });
 
   it('says in one line why a file cannot be imported, and keeps the session', () => {

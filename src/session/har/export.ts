@@ -25,6 +25,12 @@
  *   many there are.
  * - Injected requests and held answers keep their marks as `_ouiInjected` /
  *   `_ouiHeld` on the message.
+ * - Which client reconnects for which (`WireClient.replaces`, §7.6.1) is kept
+ *   in `_ouiClient` for the clients that carries; WebSocket and Socket.IO
+ *   clients are decoded again from their frames on reading, and the decoder
+ *   links them again from what the frames show of each loss (the close in
+ *   `_ouiLifecycle`, an Engine.IO close packet, a Socket.IO disconnect, a
+ *   polling answer for an unknown session), as it does for Chrome's own HAR.
  *
  * Pure: no DOM, Node or extension API.
  */

@@ -12,7 +12,7 @@ import { isObj, q, type EventContext, type RequestEntry } from './client-track.t
 import type { ApprovalCheck, ApprovalOutcome } from './types.ts';
 
 /** Codes with which a client declines to run an action: the approval check held. */
-const REFUSAL_CODES = new Set(['ACTION_DENIED', 'VALIDATION_ERROR', 'PRECONDITION_FAILED', 'SURFACE_UNAVAILABLE', 'ACTION_NOT_FOUND']);
+export const REFUSAL_CODES: ReadonlySet<string> = new Set(['ACTION_DENIED', 'VALIDATION_ERROR', 'PRECONDITION_FAILED', 'SURFACE_UNAVAILABLE', 'ACTION_NOT_FOUND']);
 /** Codes that say the handler ran (§4: "Handler threw an unhandled exception", "Action exceeded its execution timeout"). */
 const RAN_CODES = new Set(['EXECUTION_ERROR', 'TIMEOUT']);
 

@@ -103,6 +103,12 @@ export class ClientTrack {
   surfacesKnown = false;
   /** Transport lost (§7.6.1), until the client registers again. */
   closed?: { t: number; eventId: string };
+  /**
+   * Surfaces the client registered (§7.2) and lost with its transport
+   * (§7.6.1), by the event that lost them: gone until registered again. A
+   * reconnection (a client that `replaces` this one) starts with them.
+   */
+  readonly lost = new Map<string, string>();
   readonly entries = new Map<string, RequestEntry>();
   /** The oldest request id, for dropping past maxRequests (see OldestKey). */
   private readonly oldestEntry = new OldestKey<string>(this.entries);
@@ -237,7 +243,7 @@ function limitOf(limits: ModelLimits, listName: 'lifecycle' | 'hashes' | 'surfac
 /** What every handler gets. */
 export interface EventContext {
   track: ClientTrack;
-  ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean };
+  ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean; wantsAck?: boolean };
   /**
    * The payload as it was sent, before the parser's guarded copy left out
    * what it could not use: hashes are recomputed over what the client

@@ -6,10 +6,10 @@
  */
 import type { OUIActionResult } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
-import { approvalOutcome, learnAction, noteRunStart } from './approvals.ts';
+import { REFUSAL_CODES, approvalOutcome, learnAction, noteRunStart } from './approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
 import { checkResultHash, checkSettledHash, checkSurfacesPresent, sentResult } from './hashes.ts';
-import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, noteHeldSurfaces } from './session-checks.ts';
+import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, lostWithTransport, noteHeldSurfaces } from './session-checks.ts';
 import { deadlineOf } from './requests.ts';
 import { onObservationSnapshot } from './observations.ts';
 import { errorsLine, validate } from './payload.ts';
@@ -81,7 +81,7 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   }
 
   learnAction(c, entry);
-  const rec: ResultRecord = { eventId: ev.id, t: ev.t, result: r as unknown as OUIActionResult };
+  const rec: ResultRecord = { eventId: ev.id, t: ev.t, result: r as unknown as OUIActionResult, ...(ev.wantsAck ? { wantsAck: true } : {}) };
   const interim = r.interim === true || isLegacyAcknowledgment(c, entry, r);
   // An action the inspector has not seen declared is async when its client acknowledges it as one.
   if (r.interim === true && !entry.state.action) entry.meta.async = true;
@@ -174,7 +174,8 @@ function onFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Res
   const what = `${req.surfaceId}/${req.actionId}`;
   if (meta.async) {
     // A refusal before any job started (VALIDATION_ERROR, ACTION_DENIED, …) acknowledges nothing: it is the answer.
-    if (!meta.firstInterim && r.success === true) raise('async-no-interim', `the first result for async request ${q(req.requestId)} (${what}) is final; it must first acknowledge with interim: true`);
+    const refusal = r.success === false && REFUSAL_CODES.has(codeOf(r) ?? '');
+    if (!meta.firstInterim && !refusal) raise('async-no-interim', `the first result for async request ${q(req.requestId)} (${what}) is final; it must first acknowledge with interim: true`);
     if (r.interim === undefined) raise('async-final-interim-unset', `final result for async request ${q(req.requestId)} (${what}) does not set interim: false`, { subject: what });
   }
   meta.final = rec;
@@ -197,6 +198,8 @@ function checkExpectation(c: EventContext, entry: RequestEntry, r: Result): void
   const expect = entry.meta.expect;
   if (!expect) return;
   const req = entry.state;
+  // A surface lost with the transport and used again without registering is one defect: not-reregistered (§7.6.1).
+  if (expect.code === 'SURFACE_UNAVAILABLE' && lostWithTransport(c.track, req.surfaceId)) return;
   const raise = raiser(c, req.requestId);
   const events = [req.sends[0]!.eventId];
   if (r.success === true) {

@@ -9,7 +9,6 @@
  */
 import { BoundedMap } from './bounded.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry } from './client-track.ts';
-import type { LifecycleKind } from './types.ts';
 import { versionAtLeast } from './rules.ts';
 
 interface Memory {
@@ -30,16 +29,9 @@ function memory(track: ClientTrack): Memory {
   return m;
 }
 
-/** The latest lifecycle change of a surface on this client, if the bounded log still has one. */
-function lastLifecycle(track: ClientTrack, surfaceId: string): LifecycleKind | undefined {
-  const log = track.state.lifecycle;
-  for (let i = log.length - 1; i >= 0; i--) if (log[i]!.surfaceId === surfaceId) return log[i]!.kind;
-  return undefined;
-}
-
-/** A surface the transport loss took away (§7.6.1) and that has not registered since. */
+/** A registered surface the transport loss took away (§7.6.1), on this connection or the one it replaces, and not registered since. */
 export function lostWithTransport(track: ClientTrack, surfaceId: string): boolean {
-  return !track.state.surfaces.has(surfaceId) && lastLifecycle(track, surfaceId) === 'cleared';
+  return !track.state.surfaces.has(surfaceId) && track.lost.has(surfaceId);
 }
 
 /** Which rule a request to a surface the client does not have breaks: one it deregistered (§7.2), or one lost with the transport (§7.6.1). */
@@ -124,7 +116,10 @@ export function checkRepeat(c: EventContext, entry: RequestEntry): void {
   if (meta.receiptRefused) return;
   const limit = meta.async ? track.timers.asyncAckMs : track.timers.syncMs;
   const answer = meta.async ? (meta.firstInterim ?? meta.final) : meta.final;
-  const answeredInTime = answer !== undefined && answer.t - first.t <= limit;
+  // An answer the client sent asking for an acknowledgment that never came may never have reached the runtime:
+  // then its timer ran out, and this send is a retry.
+  const reached = answer !== undefined && (!answer.wantsAck || (answer.ack !== undefined && answer.ack.t <= ev.t));
+  const answeredInTime = answer !== undefined && reached && answer.t - first.t <= limit;
   if (!answeredInTime && (meta.timedOut || ev.t - first.t > limit)) {
     raise(
       'retry-after-timeout',
@@ -175,16 +170,15 @@ export function checkAnswerSurfaces(c: EventContext, entry: RequestEntry, r: Rec
       t: ev.t,
     });
   }
-  // A request the loss caught pending is the runtime's to resolve; one that came after it ran on a surface never registered again.
-  if (r.success === true && !req.resolution && lostWithTransport(track, req.surfaceId)) notReregistered(c, req.surfaceId, `ran ${q(req.requestId)} on it`);
+  // A request the loss caught pending is the runtime's to resolve; one that came after it and was answered as by an active
+  // surface (anything but SURFACE_UNAVAILABLE) used a surface the client never registered again.
+  if (!req.resolution && code !== 'SURFACE_UNAVAILABLE' && lostWithTransport(track, req.surfaceId)) notReregistered(c, req.surfaceId, `answered ${q(req.requestId)} for it`);
 }
 
 /** The client used a surface the transport loss took away without registering it again (§7.6.1). */
 export function notReregistered(c: EventContext, surfaceId: string, how: string): void {
   const { track, ev } = c;
-  let lostAt: string | undefined;
-  const log = track.state.lifecycle;
-  for (let i = log.length - 1; i >= 0 && lostAt === undefined; i--) if (log[i]!.surfaceId === surfaceId && log[i]!.kind === 'cleared') lostAt = log[i]!.eventId;
+  const lostAt = track.lost.get(surfaceId);
   track.log.raise({
     rule: 'not-reregistered',
     client: track.key,

@@ -164,15 +164,29 @@ export class SessionModel {
     }
     const info: WireClient = isObj(client) ? { ...client, key } : { key, kind: 'direct', label: key, origin: '', frameUrl: '', frameId: 0 };
     track = new ClientTrack(info, this.limits, this.log, this.timers);
+    this.inherit(track, info);
     this.tracks.set(key, track);
     this.clients.set(key, track.state);
     return track;
   }
 
+  /**
+   * A reconnection of a client whose transport was lost (§7.6.1): it starts
+   * where the loss left that one, its registered surfaces gone until it
+   * registers them again, so "on reconnection, surfaces MUST re-register"
+   * is judged across the two connections.
+   */
+  private inherit(track: ClientTrack, client: WireClient): void {
+    const from = typeof client.replaces === 'string' ? this.tracks.get(client.replaces) : undefined;
+    if (!from || !from.closed) return;
+    for (const [id, eventId] of from.lost) track.lost.set(id, eventId);
+    if (from.surfacesKnown) track.surfacesKnown = true;
+  }
+
   private context(track: ClientTrack, ev: WireEvent): EventContext {
     const id = typeof ev.id === 'string' ? ev.id : String(ev.id);
     const t = typeof ev.t === 'number' && Number.isFinite(ev.t) ? ev.t : 0;
-    return { track, ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}) } };
+    return { track, ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}), ...(ev.wantsAck === true ? { wantsAck: true } : {}) } };
   }
 
   private dispatch(track: ClientTrack, ev: WireEvent): void {

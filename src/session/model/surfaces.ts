@@ -73,6 +73,7 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   const { track, ev } = c;
   const before = track.mountedSurfaces();
   const replaced = track.state.surfaces.has(surface.id);
+  track.lost.delete(surface.id);
   const sent = isObj(c.raw) ? c.raw.surface : undefined;
   track.state.surfaces.set(surface.id, {
     surface: surface as unknown as OUISurface,
@@ -156,9 +157,11 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
 export function onTransportLost(c: EventContext, what: string): void {
   const { track, ev } = c;
   const before = track.mountedSurfaces();
-  for (const id of track.state.surfaces.keys()) {
+  for (const [id, s] of track.state.surfaces) {
     lifecycle(c, id, 'cleared');
     discardObservations(track, id);
+    // A surface the client only reported in results (a snapshot client, §7.3.5) never registered, so it has nothing to register again.
+    if (s.registered) track.lost.set(id, ev.id);
   }
   track.state.surfaces.clear();
   track.closed = { t: ev.t, eventId: ev.id };

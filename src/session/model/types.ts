@@ -76,6 +76,8 @@ export interface ResultRecord {
   ack?: { eventId: string; t: number; ok: boolean; reason?: string };
   /** Answered a repeat (same requestId sent again). */
   forRepeat?: boolean;
+  /** Sent asking the receiver for an acknowledgment (a Socket.IO ack): until one comes, its arrival is not shown. */
+  wantsAck?: true;
 }
 
 export type RequestStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'timed-out';

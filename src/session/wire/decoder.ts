@@ -3,6 +3,9 @@
  * decodes plain-JSON WebSocket frames, Engine.IO / Socket.IO over WebSocket and
  * long-polling, postMessage pairings and direct-hook calls, attributes each to
  * its logical client and pairs acknowledgments with what they acknowledge.
+ * A new client that reconnects for an earlier one (same hook and frame, same
+ * Socket.IO endpoint and namespace, WebSocket URL or direct-hook label, and
+ * the earlier transport seen lost first) names it in `replaces` (§7.6.1).
  *
  * Pure and incremental: feed items in capture order per client; the panel, the
  * tests and an import all use the same path.
@@ -25,6 +28,10 @@ import type { WireClient, WireEvent } from './wire.ts';
 const RAW_CAP = 64 * 1024;
 /** Events still waiting for their acknowledgment; the oldest are forgotten past this (their acks then show as unpaired). */
 const MAX_AWAITING_ACK = 10_000;
+/** Connection identities remembered for linking a reconnection to what it replaces; the least recently used are forgotten past this. */
+const MAX_LINEAGES = 256;
+/** Clients remembered per identity: the most recent ones. */
+const MAX_PER_LINEAGE = 8;
 
 
 export function isOUIType(type: unknown): type is string {
@@ -41,6 +48,8 @@ function directionOf(type: string): 'in' | 'out' | undefined {
 interface EngineSession {
   sid: string;
   endpoint: string;
+  /** The endpoint URL without scheme and without its `sid`, `transport` and `t` parameters: the same for every session a Socket.IO manager opens. */
+  app: string;
   decoders: { in: SocketIODecoder; out: SocketIODecoder };
   /** Namespaces seen on this session: transport happenings concern each of them. */
   namespaces: Set<string>;
@@ -50,6 +59,8 @@ interface EngineSession {
 
 interface RawState {
   info: CapturedClient;
+  /** The hook instance (frame document) that captured it. */
+  hook: string;
   frameId: number;
   /** WebSocket: the Engine.IO session, once known. */
   engine?: EngineSession;
@@ -109,6 +120,53 @@ function endpointOf(url: string): string {
   return noQuery.replace(/^[a-z]+:/i, '');
 }
 
+/** Query parameters Engine.IO sets per session, transport or request: not part of which app's connection it is. */
+const SESSION_PARAMS = new Set(['sid', 'transport', 't']);
+
+/** `//host:port/path/?EIO=4&…`: the endpoint with the app's own query (auth, EIO), the same for every session of one manager. */
+function appEndpointOf(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return endpointOf(url);
+  const kept = url
+    .slice(q + 1)
+    .split('#')[0]!
+    .split('&')
+    .filter((part) => {
+      const name = part.split('=')[0]!;
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // Kept as written.
+      }
+      return part !== '' && !SESSION_PARAMS.has(decoded);
+    });
+  return `${endpointOf(url)}${kept.length ? `?${kept.join('&')}` : ''}`;
+}
+
+/** The body an Engine.IO server answers a polling request with once it no longer knows the session (`{"code":1,"message":"Session ID unknown"}`). */
+function isEngineErrorAnswer(text: string): boolean {
+  return /^\s*\{\s*"code"\s*:\s*\d+\s*,\s*"message"\s*:/.test(text);
+}
+
+/**
+ * A logical client among the connections of one identity (see `link`): the
+ * most recent are kept, each with when its transport was seen lost.
+ */
+interface Generation {
+  key: string;
+  /** When a loss of its transport was seen (WebSocket close, Engine.IO close, Socket.IO disconnect, detach); absent while alive. */
+  lostAt?: number;
+  /** A later client already reconnects for it. */
+  replaced?: boolean;
+}
+
+/** Which app connection a new client is, and when its first item was captured. */
+interface Link {
+  identity: string;
+  t: number;
+}
+
 export class WireDecoder {
   private raw = new Map<string, RawState>();
   private sessions = new Map<string, EngineSession>();
@@ -128,7 +186,7 @@ export class WireDecoder {
 
   addClient(info: CapturedClient, hook: string, frameId: number): void {
     const rawKey = `${hook}/${info.id}`;
-    if (!this.raw.has(rawKey)) this.raw.set(rawKey, { info, frameId });
+    if (!this.raw.has(rawKey)) this.raw.set(rawKey, { info, hook, frameId });
   }
 
   push(item: CapturedItem): WireEvent[] {
@@ -165,13 +223,77 @@ export class WireDecoder {
 
   // -- clients --------------------------------------------------------------
 
-  private client(key: string, make: () => Omit<WireClient, 'key'>): string {
+  private client(key: string, make: () => Omit<WireClient, 'key'>, link?: Link): string {
     if (!this.clients.has(key)) {
-      const c = { key, ...make() };
+      const c: WireClient = { key, ...make() };
+      const replaces = link ? this.link(key, link) : undefined;
+      if (replaces !== undefined) c.replaces = replaces;
       this.clients.set(key, c);
       this.onClient(c);
     }
     return key;
+  }
+
+  // -- reconnections (§7.6.1) ---------------------------------------------------
+
+  /**
+   * Connections by identity: hook instance (frame document), frame, transport
+   * family and what the app connected to. Bounded: the least recently used
+   * identities, and all but the most recent clients of each, are forgotten.
+   */
+  private lineages = new Map<string, Generation[]>();
+  /** The generation of each client key that is still among `lineages`. */
+  private generations = new Map<string, Generation>();
+
+  /**
+   * A new client `key` of identity `link.identity`: remembered, and the key of
+   * the client it reconnects for returned — the most recent earlier client of
+   * the same identity whose transport was seen lost at or before `link.t` and
+   * that no other client reconnects for yet. A client still alive is never
+   * replaced: a page may hold two connections to one URL at once.
+   */
+  private link(key: string, link: Link): string | undefined {
+    const list = this.lineages.get(link.identity) ?? [];
+    let replaced: Generation | undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const g = list[i]!;
+      if (!g.replaced && g.lostAt !== undefined && g.lostAt <= link.t && g.key !== key) {
+        replaced = g;
+        break;
+      }
+    }
+    // Most recently used last: the first identity is the one to forget.
+    this.lineages.delete(link.identity);
+    this.lineages.set(link.identity, list);
+    const gen: Generation = { key };
+    list.push(gen);
+    this.generations.set(key, gen);
+    if (list.length > MAX_PER_LINEAGE) this.generations.delete(list.shift()!.key);
+    if (this.lineages.size > MAX_LINEAGES) {
+      const [oldest, gens] = this.lineages.entries().next().value as [string, Generation[]];
+      this.lineages.delete(oldest);
+      for (const g of gens) this.generations.delete(g.key);
+    }
+    if (!replaced) return undefined;
+    replaced.replaced = true;
+    return replaced.key;
+  }
+
+  /** Client `key`'s transport was seen lost at `t`. */
+  private lost(key: string, t: number): void {
+    const g = this.generations.get(key);
+    if (g && g.lostAt === undefined) g.lostAt = typeof t === 'number' ? t : -Infinity;
+  }
+
+  /** Client `key` is connected again on the same transport (a Socket.IO namespace joined again on a live session: same key). */
+  private revived(key: string): void {
+    const g = this.generations.get(key);
+    if (g) delete g.lostAt;
+  }
+
+  /** Every namespace of an Engine.IO session lost its transport. */
+  private sessionLost(session: EngineSession, t: number): void {
+    for (const ns of session.namespaces) this.lost(socketKey(session, ns), t);
   }
 
   private target(key: string, target: InjectTarget): void {
@@ -188,28 +310,48 @@ export class WireDecoder {
     c.inject = { via, frameId, hook, client };
   }
 
-  private fallbackClient(state: RawState): string {
+  /**
+   * The client of a raw client the decoder has no better idea of (a plain
+   * WebSocket, or one that failed to decode). `linkAt`: the time of its first
+   * item, to link a plain WebSocket to the earlier one to the same URL it
+   * reconnects for.
+   */
+  private fallbackClient(state: RawState, linkAt?: number): string {
     if (state.fallbackKey !== undefined) return state.fallbackKey;
     const { info } = state;
-    return (state.fallbackKey = this.client(`${info.kind}:${info.id}@${state.frameId}:${info.url}`, () => ({
-      kind: info.kind,
-      label: info.url,
-      origin: info.origin,
-      frameUrl: info.frameUrl,
-      frameId: state.frameId,
-    })));
+    let key = `${info.kind}:${info.id}@${state.frameId}:${info.url}`;
+    // Another hook instance's client (the page before a reload numbered its clients the same way): a client of its own.
+    if (this.clients.has(key)) key = `${info.kind}:${state.hook}/${info.id}@${state.frameId}:${info.url}`;
+    const link = linkAt === undefined ? undefined : { identity: JSON.stringify([info.kind, state.hook, state.frameId, info.url]), t: linkAt };
+    return (state.fallbackKey = this.client(
+      key,
+      () => ({
+        kind: info.kind,
+        label: info.url,
+        origin: info.origin,
+        frameUrl: info.frameUrl,
+        frameId: state.frameId,
+      }),
+      link,
+    ));
   }
 
-  private socketClient(state: RawState, session: EngineSession, namespace: string): string {
-    return this.client(`socket.io:${session.endpoint}#${session.sid}${namespace}`, () => ({
-      kind: 'socket.io',
-      label: `${session.endpoint} ${namespace}`,
-      origin: state.info.origin,
-      frameUrl: state.info.frameUrl,
-      frameId: state.frameId,
-      namespace,
-      ...(session.ws ? { inject: session.ws } : {}),
-    }));
+  /** `linkAt`: the time of the item that names the client, to link it to the namespace of an earlier, lost session of the same app. */
+  private socketClient(state: RawState, session: EngineSession, namespace: string, linkAt?: number): string {
+    const link = linkAt === undefined ? undefined : { identity: JSON.stringify(['socket.io', state.hook, state.frameId, session.app, namespace]), t: linkAt };
+    return this.client(
+      socketKey(session, namespace),
+      () => ({
+        kind: 'socket.io',
+        label: `${session.endpoint} ${namespace}`,
+        origin: state.info.origin,
+        frameUrl: state.info.frameUrl,
+        frameId: state.frameId,
+        namespace,
+        ...(session.ws ? { inject: session.ws } : {}),
+      }),
+      link,
+    );
   }
 
   /**
@@ -220,7 +362,7 @@ export class WireDecoder {
   private carry(state: RawState, session: EngineSession, item: CapturedItem): void {
     const ws: InjectTarget = { via: 'websocket', frameId: state.frameId, hook: item.hook, client: item.client };
     session.ws = ws;
-    for (const ns of session.namespaces) this.target(`socket.io:${session.endpoint}#${session.sid}${ns}`, ws);
+    for (const ns of session.namespaces) this.target(socketKey(session, ns), ws);
   }
 
   private base(item: CapturedItem, client: string, kind: WireEvent['kind'], extra: Partial<WireEvent> = {}): WireEvent {
@@ -259,8 +401,9 @@ export class WireDecoder {
     if (state.engineUrl?.of !== of) state.engineUrl = { of, parsed: parseEngineUrl(of) };
     const url = state.engineUrl.parsed;
     if (url) return this.engineFrame(state, item, url.sid);
-    const client = this.fallbackClient(state);
+    const client = this.fallbackClient(state, item.t);
     this.targetHook(client, 'websocket', state.frameId, item.hook, item.client);
+    if (item.kind === 'close') this.lost(client, item.t);
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     if (text === null) {
@@ -280,6 +423,8 @@ export class WireDecoder {
     if (!state.engine && urlSid) state.engine = this.session(state.info.url, urlSid);
     if (item.kind !== 'frame') {
       const session = state.engine;
+      // The WebSocket that carries the session closed: the session is gone (a probe that never carried it is not).
+      if (item.kind === 'close' && session?.ws?.via === 'websocket' && session.ws.hook === item.hook && session.ws.client === item.client) this.sessionLost(session, item.t);
       // A WebSocket-only client opens before its handshake names the session and its first packet the namespace: hold the open until then.
       if (item.kind === 'open' && !session?.namespaces.size) {
         (state.early ??= []).push(item);
@@ -311,7 +456,7 @@ export class WireDecoder {
     const key = `${endpoint}#${sid}`;
     let s = this.sessions.get(key);
     if (!s) {
-      s = { sid, endpoint, decoders: { in: new SocketIODecoder(), out: new SocketIODecoder() }, namespaces: new Set() };
+      s = { sid, endpoint, app: appEndpointOf(url), decoders: { in: new SocketIODecoder(), out: new SocketIODecoder() }, namespaces: new Set() };
       this.sessions.set(key, s);
     }
     return s;
@@ -335,17 +480,20 @@ export class WireDecoder {
       }
       if (packet.type === 'close') {
         out.push(...this.sessionEvent(state, session, item, { kind: 'lifecycle', type: 'close', note: 'Engine.IO close packet' }, out.length));
+        this.sessionLost(session, item.t);
         continue;
       }
       if (packet.type !== 'message') continue;
       for (const sp of session.decoders[dir].push(packet)) {
         session.namespaces.add(sp.namespace || '/');
-        const client = this.socketClient(state, session, sp.namespace || '/');
+        const client = this.socketClient(state, session, sp.namespace || '/', item.t);
         if (sp.type === 'error') {
           out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }));
           continue;
         }
         if (sp.type === 'connect' || sp.type === 'disconnect' || sp.type === 'connect_error') {
+          if (sp.type === 'disconnect') this.lost(client, item.t);
+          else if (sp.type === 'connect') this.revived(client);
           out.push(this.base(item, client, 'lifecycle', { type: `socket.io ${sp.type}`, payload: sp.data }));
           continue;
         }
@@ -355,12 +503,13 @@ export class WireDecoder {
         if (m.kind === 'event') {
           const kind = isOUIType(m.type) ? 'event' : 'other';
           const ev = this.base(item, client, kind, { type: m.type, payload: m.payload, raw: cap(rawText) });
+          // The id first: the second packet of one polling body is `<item>.1`, and that is what its acknowledgment names.
+          if (out.length) ev.id = `${ev.id}.${out.length}`;
           if (m.ackId !== undefined) {
             ev.wantsAck = true;
             this.awaitingAck.set(`${client}|${dir}|${m.ackId}`, ev.id);
             if (this.awaitingAck.size > MAX_AWAITING_ACK) this.awaitingAck.delete(this.awaitingAck.keys().next().value as string);
           }
-          if (out.length) ev.id = `${ev.id}.${out.length}`;
           out.push(ev);
         } else {
           const other = dir === 'in' ? 'out' : 'in';
@@ -403,7 +552,11 @@ export class WireDecoder {
       }
     }
     if (!sid) return [];
-    return this.enginePackets(state, this.session(item.url, sid), item, packets, text);
+    const session = this.session(item.url, sid);
+    const out = this.enginePackets(state, session, item, packets, text);
+    // The server no longer knows the session (it timed out or was closed): its polling ended.
+    if (item.dir === 'in' && packets.length === 1 && packets[0]!.type === 'error' && isEngineErrorAnswer(text)) this.sessionLost(session, item.t);
+    return out;
   }
 
   // -- postMessage ------------------------------------------------------------
@@ -473,14 +626,20 @@ export class WireDecoder {
   // -- direct hook ------------------------------------------------------------
 
   private direct(state: RawState, item: CapturedItem): WireEvent[] {
-    const client = this.client(`direct:${item.hook}/${item.client}`, () => ({
-      kind: 'direct',
-      label: state.info.url,
-      origin: state.info.origin,
-      frameUrl: state.info.frameUrl,
-      frameId: state.frameId,
-    }));
+    const client = this.client(
+      `direct:${item.hook}/${item.client}`,
+      () => ({
+        kind: 'direct',
+        label: state.info.url,
+        origin: state.info.origin,
+        frameUrl: state.info.frameUrl,
+        frameId: state.frameId,
+      }),
+      // A re-attach under the same label replaces the transport the app detached (the hook records a detach as `close`), never one still attached.
+      { identity: JSON.stringify(['direct', state.hook, state.frameId, state.info.url]), t: item.t },
+    );
     this.targetHook(client, 'direct', state.frameId, item.hook, item.client);
+    if (item.kind === 'close') this.lost(client, item.t);
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     const parsed = text === null ? null : tryJson(text);
@@ -500,6 +659,11 @@ export class WireDecoder {
     if (typed) return [this.base(item, client, 'event', { type: typed.type, payload: typed.payload, raw })];
     return [this.base(item, client, 'other', { type: method, payload: value, raw, note: `call ${method}()` })];
   }
+}
+
+/** The key of a Socket.IO client: one per namespace of one Engine.IO session. */
+function socketKey(session: EngineSession, namespace: string): string {
+  return `socket.io:${session.endpoint}#${session.sid}${namespace}`;
 }
 
 /**

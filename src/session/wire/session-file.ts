@@ -5,6 +5,9 @@
  *   { "format": "oui-devtools-session", "version": 1, "exportedAt": ISO-8601,
  *     "clients": WireClient[], "events": WireEvent[] }
  *
+ * A client may name, in `replaces`, the key of the client it reconnects for
+ * (§7.6.1); readers keep it only when that client is in the file.
+ *
  * Wire events are what the panel decoded from the page (see wire.ts); an
  * import replays them through the same session model as live traffic. A file
  * is untrusted input: only known fields of the right types are kept.
@@ -51,7 +54,15 @@ export function readClient(v: unknown): Read<WireClient> {
     frameId: num(c.frameId) ? c.frameId : 0,
   };
   if (str(c.namespace)) out.namespace = c.namespace;
+  // The key of the client this one reconnects for: another client's (checked against the file's clients once all are read).
+  if (str(c.replaces) && c.replaces !== c.key) out.replaces = c.replaces;
   return { ok: true, value: out };
+}
+
+/** Drops each `replaces` that names no client among `clients` (a file cut short, or edited): a client of its own then. */
+export function dropDanglingReplaces(clients: WireClient[]): void {
+  const keys = new Set(clients.map((c) => c.key));
+  for (const c of clients) if (c.replaces !== undefined && !keys.has(c.replaces)) delete c.replaces;
 }
 
 /** One event record of a file, against the keys of the file's clients. */
@@ -142,6 +153,7 @@ export function parseSessionFile(text: string): ImportResult {
     if (c.ok) clients.push(c.value);
     else skip(`client ${i + 1}: ${c.why}`);
   });
+  dropDanglingReplaces(clients);
   const keys = new Set(clients.map((c) => c.key));
   const events: WireEvent[] = [];
   d.events.forEach((raw, i) => {

@@ -18,6 +18,14 @@ export interface WireClient {
   namespace?: string;
   /** Where an injected request for this client goes; absent while none can be delivered (e.g. Socket.IO still on long-polling). */
   inject?: InjectTarget;
+  /**
+   * The key of the client this one reconnects for (§7.6.1: on reconnection,
+   * surfaces re-register): the same app's connection, in the same hook and
+   * frame, of the same transport family (Socket.IO endpoint and namespace,
+   * WebSocket URL, direct-hook label), whose transport was seen lost before
+   * this client's first item. Absent: a client of its own.
+   */
+  replaces?: string;
 }
 
 export type WireKind =
