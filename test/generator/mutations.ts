@@ -126,6 +126,8 @@ const noReceiptBefore = (c: AbsClient, rid: string, t: number) => !receiptsOf(c,
 // ── the catalogue ───────────────────────────────────────────────────────────
 
 const S737 = '§7.3.7';
+/** §7.3.7's default re-answer interval: what an inspector not told the client's own judges by. */
+const SPEC_REANSWER_MS = 8_000;
 const APPROVALS = 'approvals (oui-spec 0.6.0)';
 
 export const MUTATIONS: Mutation[] = [
@@ -181,7 +183,7 @@ export const MUTATIONS: Mutation[] = [
       const s = clone(s0);
       // The first run's own answer must follow the second run's within a re-answer interval: a later one, unacknowledged,
       // reads on the wire exactly as a conformant re-answer after the interval (bullet 3), whichever run sent it.
-      for (const { c, req, ans } of syncRuns(s, rng, (c, req, ans) => ans.t - req.t > 1500 && ans.t - (req.t + 1002) < c.reanswerMs && requestsOf(c, req.tag.rid).length === 1 && resultsOf(c, req.tag.rid).length === 1)) {
+      for (const { c, req, ans } of syncRuns(s, rng, (c, req, ans) => ans.t - req.t > 1500 && ans.t - (req.t + 1002) < Math.min(c.reanswerMs, SPEC_REANSWER_MS) && requestsOf(c, req.tag.rid).length === 1 && resultsOf(c, req.tag.rid).length === 1)) {
         const t = req.t + 1000;
         if (!noReceiptBefore(c, req.tag.rid, t)) continue;
         repeatCopy(s, c, req, t);

@@ -65,8 +65,6 @@ export interface RequestMeta {
   receiptRefused?: { eventId: string; reason: string };
   /** The runtime's deadline passed (§7.5), by tick or by a late answer. */
   timedOut?: boolean;
-  /** The track's set version and set hashes when the request came: what "the surfaces before the action" were. */
-  setAtRequest?: { version: number; hashes: string[] };
   /** Repeats (§7.3.7) by send event id, with the record that says how they were handled; the latest ones. */
   repeats: BoundedMap<string, RepeatRecord>;
 }
@@ -131,8 +129,16 @@ export class ClientTrack {
    * latest few sources stands. What §7.3.4's "holds" means on the wire.
    */
   readonly heldBy = new BoundedMap<string, string[]>(256);
-  /** Counts changes of the mounted set by registration and deregistration (§7.2), which the client's next result must reflect. */
-  setVersion = 0;
+  /** Registered surface ids, the latest registration last: an order clients keep their arrays in. */
+  readonly registrationOrder = new Map<string, true>();
+  /**
+   * The inspector knows the client's whole mounted set: a result reported it
+   * (§7.3.5: authoritative), or the capture saw the connection open, so every
+   * registration since is in it.
+   */
+  setComplete = false;
+  /** Events applied to this client, counting lifecycle ones. */
+  eventsSeen = 0;
   /** The hashes of the mounted set as the client sent it (its own order, and by id), since the last change. */
   setHashes: string[] = [];
   /** Approval grants the traffic showed (`x-approval:*` with expiresAt), approvalId → expiresAt. */

@@ -8,6 +8,7 @@
 import { SURFACES_HASH_PATTERN, surfacesHashVariants } from '../../protocol/index.ts';
 import type { OUISurface } from '../../protocol/index.ts';
 import { q, type EventContext } from './client-track.ts';
+import { jsonEqual } from '../diff/json-equal.ts';
 import type { HashRecord, HashVerdict } from './types.ts';
 
 export interface HashCheck {
@@ -157,26 +158,42 @@ export function checkSurfacesPresent(
 }
 
 /**
- * A result that reports, without `surfaces`, the hash of the set the client
- * had when the request came, although a registration or deregistration
- * changed that set before the result was sent: its hash is of the surfaces
- * before the action, not "once the action's effects settled" (§7.3.4). Only
- * where the capture proves it: the reported hash is the inspector's own hash
- * of the earlier set (so the inspector knew that set whole), and the client
- * did not say it answered unsettled (`settled: false`).
+ * A result that reports, without `surfaces`, the hash of a set the client no
+ * longer has: its hash is not of "the surfaces active on the client once the
+ * action's effects settled" (§7.3.4), as after a navigation that registered
+ * and deregistered surfaces while the result kept the old hash. Raised only
+ * where the capture proves it, whatever order the client keeps its array in:
+ * the inspector knows the client's whole set (it saw a result report it, or
+ * the connection open), the reported hash is one it saw a set under, and that
+ * set's content differs from the set mounted now. A client that says it
+ * answered unsettled (`settled: false`) may still be changing.
  */
-export function checkSettledHash(c: EventContext, r: Record<string, unknown>, requestId: string, atRequest: { version: number; hashes: string[] } | undefined): void {
+export function checkSettledHash(c: EventContext, r: Record<string, unknown>, requestId: string): void {
   const { track } = c;
   const sent = sentResult(c, r);
   const reported = sent.surfacesHash;
-  if (!atRequest || typeof reported !== 'string' || Object.hasOwn(sent, 'surfaces') || sent.settled === false) return;
-  if (track.setVersion === atRequest.version || !atRequest.hashes.includes(reported) || !track.setHashes.length || track.setHashes.includes(reported)) return;
+  if (typeof reported !== 'string' || Object.hasOwn(sent, 'surfaces') || sent.settled === false) return;
+  if (!track.setComplete || track.setHashes.includes(reported)) return;
+  const then = track.setsByHash.get(reported);
+  const now = track.wireSurfaces();
+  if (!then || sameContent(then, now)) return;
   track.log.raise({
     rule: 'hash-mismatch',
     client: track.key,
     subject: `stale@${c.ev.id}`,
-    message: `surfacesHash ${q(reported)} of the result for ${q(requestId)} is the hash of the surfaces before the action, but the client registered or deregistered surfaces before answering (they now hash to ${track.setHashes[0]}); a result reports the surfaces once the action's effects settled`,
+    message: `surfacesHash ${q(reported)} of the result for ${q(requestId)} is the hash of surfaces the client had earlier (${idsOf(then)}), not of those it has now (${idsOf(now)}); a result reports the surfaces once the action's effects settled`,
     events: [c.ev.id],
     t: c.ev.t,
   });
+}
+
+function idsOf(surfaces: OUISurface[]): string {
+  return surfaces.map((s) => s.id).join(', ') || 'none';
+}
+
+/** The same surfaces, in any order. */
+function sameContent(a: OUISurface[], b: OUISurface[]): boolean {
+  if (a.length !== b.length) return false;
+  const byId = new Map(b.map((s) => [s.id, s]));
+  return a.every((s) => byId.has(s.id) && (byId.get(s.id) === s || jsonEqual(byId.get(s.id), s)));
 }

@@ -40,7 +40,7 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   if (action) state.action = action;
   const entry: RequestEntry = {
     state,
-    meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest), setAtRequest: { version: track.setVersion, hashes: track.setHashes } },
+    meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest) },
   };
   track.addRequest(entry);
   track.sends.set(ev.id, requestId);

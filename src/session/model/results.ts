@@ -104,7 +104,7 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   track.results.set(ev.id, ref);
 
   checkResultHash(c, r, requestId, entry.state.knownSurfaces);
-  if (!resent && (role === 'final' || role === 'interim')) checkSettledHash(c, r, requestId, entry.meta.setAtRequest);
+  if (!resent && (role === 'final' || role === 'interim')) checkSettledHash(c, r, requestId);
   const base = baselineOf(entry, role, interim);
   checkSurfacesPresent(c, r, requestId, base.hashes, base.name);
   if (interim && typeof r.surfacesHash === 'string') entry.meta.lastInterimHash = r.surfacesHash;

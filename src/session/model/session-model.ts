@@ -190,6 +190,7 @@ export class SessionModel {
   }
 
   private dispatch(track: ClientTrack, ev: WireEvent): void {
+    track.eventsSeen++;
     const c = this.context(track, ev);
     const { id, t } = c.ev;
     if (c.ev.injected) this.experiments.noteInjected(id);
@@ -202,7 +203,11 @@ export class SessionModel {
       }
       case 'lifecycle':
         if (typeof ev.type === 'string' && TRANSPORT_LOST.has(ev.type)) onTransportLost(c, ev.type);
-        else if (typeof ev.type === 'string' && TRANSPORT_UP.has(ev.type)) track.closed = undefined;
+        else if (typeof ev.type === 'string' && TRANSPORT_UP.has(ev.type)) {
+          track.closed = undefined;
+          // The capture saw the connection begin: every registration on it is seen, so the mounted set is whole.
+          if (track.eventsSeen === 1) track.setComplete = true;
+        }
         return;
       case 'ack':
         this.ack(c, ev);

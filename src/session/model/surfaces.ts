@@ -32,22 +32,29 @@ function lifecycle(c: EventContext, surfaceId: string, kind: LifecycleKind): voi
  * Remembers the mounted set under its hash, as the runtime holds it (§7.3.4),
  * and as what the client's next surfacesHash must be. `source` is what gave
  * the runtime the set: 'register', or the result event that carried it.
- * Registered sets also under id order, since the client's order is its own.
+ * A registered set has no order of its own, and the client hashes its own
+ * array: so it is remembered in the orders clients keep (first registration,
+ * latest registration last, by id).
  */
-export function rememberSet(track: ClientTrack, surfaces: OUISurface[], alsoSorted: boolean, source: string): void {
-  const hashes = [safeSurfacesHash(surfaces)];
-  track.setsByHash.set(hashes[0]!, surfaces);
-  if (alsoSorted) {
-    const sorted = [...surfaces].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    hashes.push(safeSurfacesHash(sorted));
-    track.setsByHash.set(hashes[1]!, sorted);
+export function rememberSet(track: ClientTrack, surfaces: OUISurface[], registered: boolean, source: string): void {
+  const orders = [surfaces];
+  if (registered) {
+    const byId = new Map(surfaces.map((s) => [s.id, s]));
+    orders.push([...track.registrationOrder.keys()].map((id) => byId.get(id)).filter((s): s is OUISurface => s !== undefined));
+    orders.push([...surfaces].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  }
+  const hashes: string[] = [];
+  for (const order of orders) {
+    const h = safeSurfacesHash(order);
+    if (hashes.includes(h)) continue;
+    hashes.push(h);
+    track.setsByHash.set(h, order);
   }
   for (const h of hashes) {
     const sources = track.heldBy.get(h) ?? [];
     if (!sources.includes(source)) sources.push(source);
     track.heldBy.set(h, sources.length > 4 ? sources.slice(-4) : sources);
   }
-  if (source === 'register') track.setVersion++;
   track.setHashes = hashes;
 }
 
@@ -74,6 +81,8 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   const before = track.mountedSurfaces();
   const replaced = track.state.surfaces.has(surface.id);
   track.lost.delete(surface.id);
+  track.registrationOrder.delete(surface.id);
+  track.registrationOrder.set(surface.id, true);
   const sent = isObj(c.raw) ? c.raw.surface : undefined;
   track.state.surfaces.set(surface.id, {
     surface: surface as unknown as OUISurface,
@@ -111,6 +120,7 @@ export function onDeregister(c: EventContext, payload: Record<string, unknown>):
   }
   const before = track.mountedSurfaces();
   track.state.surfaces.delete(id);
+  track.registrationOrder.delete(id);
   lifecycle(c, id, 'deregistered');
   discardObservations(track, id);
   resolveUnavailable(c, (s) => s.surfaceId === id, `surface ${id} deregistered`);
@@ -144,11 +154,14 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
     }
   }
   track.state.surfaces.clear();
+  track.registrationOrder.clear();
   for (const [id, s] of next) {
     track.state.surfaces.set(id, s);
+    track.registrationOrder.set(id, true);
     syncObservations(track, s.surface);
   }
   track.surfacesKnown = true;
+  track.setComplete = true;
   rememberSet(track, sent as OUISurface[], false, ev.id);
   recordSetChange(c, before, false);
 }
@@ -164,6 +177,7 @@ export function onTransportLost(c: EventContext, what: string): void {
     if (s.registered) track.lost.set(id, ev.id);
   }
   track.state.surfaces.clear();
+  track.registrationOrder.clear();
   track.closed = { t: ev.t, eventId: ev.id };
   resolveUnavailable(c, () => true, `transport lost (${what})`);
   recordSetChange(c, before, false);
