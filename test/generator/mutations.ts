@@ -375,6 +375,9 @@ export const MUTATIONS: Mutation[] = [
         const lastT = Math.max(...c.events.map((x) => x.t));
         if (t > lastT || receiptsOf(c, req.tag.rid).length) continue;
         if (firstPhase.some((x) => x.t > t - c.reanswerMs && x.t < t + 10)) continue;
+        // Without acknowledgments, an answer the client sent in time reads on the wire as one the runtime got: a send after
+        // the deadline then is no retry of a timed-out request, and nothing shows the answer was lost.
+        if (!hasAcks(c.transport) && firstPhase.some((x) => x.t < t)) continue;
         repeatCopy(s, c, req, t);
         return s;
       }
@@ -659,6 +662,9 @@ export const MUTATIONS: Mutation[] = [
     apply(s0, rng) {
       const s = clone(s0);
       for (const [c, e] of candidates(s, rng, (e) => e.tag?.kind === 'register' && e.tag.reason === 'reconnect')) {
+        // A capture that starts late may show nothing of the lost connection but its close: nothing then says the new
+        // connection replaces it, nor what it had registered.
+        if (c.lateStart) continue;
         const sid = (e.tag as { surfaceId: string }).surfaceId;
         const later = sorted(c).find((x) => x.t > e.t && isRequest(x) && x.tag.surfaceId === sid && x.conn === e.conn);
         const reg = sorted(c).find((x) => x.t > e.t && x.tag?.kind === 'register' && x.tag.surfaceId === sid);
@@ -821,7 +827,8 @@ export const MUTATIONS: Mutation[] = [
         remove(c, (x) => ids.has(x.id) || (x.kind === 'ack' && x.ackOf !== undefined && ids.has(x.ackOf)));
         for (const f of rs.filter((x) => x.tag.phase === 'final')) {
           f.frozen = true;
-          if (!f.payload.surfaces) f.payload.surfaces = structuredClone(f.tag.surfaces);
+          // A trimmed re-send left its surfaces out on purpose (§7.3.6): only the answers compared with knownSurfaces get them back.
+          if (!f.payload.surfaces && !String(f.tag.copy).startsWith('trim')) f.payload.surfaces = structuredClone(f.tag.surfaces);
         }
         return s;
       }

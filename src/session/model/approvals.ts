@@ -80,6 +80,27 @@ export function checkApproval(
 }
 
 /**
+ * An approval carried by a request for an action that needs none, or none
+ * the inspector knows of (a runtime's policy "may require it of more"): it
+ * still names the request the user approved, so its argsHash must be that
+ * request's. Whether the action may run without it is not this check's.
+ */
+export function checkCarriedApproval(c: EventContext, req: { requestId: string; params: unknown; approval: unknown }): void {
+  const carried = isObj(req.approval) ? (req.approval as unknown as OUIActionApproval) : undefined;
+  if (!carried || typeof carried.argsHash !== 'string' || !ARGS_HASH_PATTERN.test(carried.argsHash)) return;
+  const recomputed = recomputeArgsHash(req.params);
+  if (!recomputed.ok || carried.argsHash === recomputed.hash) return;
+  c.track.log.raise({
+    rule: 'approval-hash-mismatch',
+    client: c.track.key,
+    subject: req.requestId,
+    message: `approval.argsHash of request ${q(req.requestId)} is ${carried.argsHash}, but argsHash(params) is ${recomputed.hash}`,
+    events: [c.ev.id],
+    t: c.ev.t,
+  });
+}
+
+/**
  * A request whose action the inspector learned only after it arrived (the
  * manifest came with a later registration or result, as in snapshot mode):
  * what the action declares still applies to it, from the request's own moment.
@@ -116,6 +137,18 @@ export function approvalOutcome(c: EventContext, check: ApprovalCheck, result: O
   const started = check.outcome === 'ran';
   check.outcome = verdict.ran || started ? 'ran' : verdict.code !== undefined && REFUSAL_CODES.has(verdict.code) ? 'refused' : 'failed';
   if (verdict.ran && !started) judgeRun(c, check);
+}
+
+/**
+ * A run of an action that needs no approval, on an approval all the same (a
+ * runtime's policy "may require it of more"): the single-use grant is spent
+ * all the same, so a later request carrying it runs on nothing.
+ */
+export function noteGrantSpent(c: EventContext, entry: RequestEntry, result: OUIActionResult | 'started'): void {
+  const approvalId = entry.state.approval?.approvalId;
+  if (entry.meta.approval || typeof approvalId !== 'string') return;
+  if (result !== 'started' && !ran(result).ran) return;
+  if (!c.track.usedGrants.has(approvalId)) c.track.usedGrants.set(approvalId, entry.state.requestId);
 }
 
 /** An async action acknowledged as started: its job is a run, whatever its final answer says. */

@@ -6,7 +6,7 @@
  */
 import { BoundedMap } from './bounded.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
-import { checkApproval, needsApproval } from './approvals.ts';
+import { checkApproval, checkCarriedApproval, needsApproval } from './approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './client-track.ts';
 import { errorsLine, validate } from './payload.ts';
 import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './session-checks.ts';
@@ -70,7 +70,7 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   if (expect) entry.meta.expect = expect;
   if (action && needsApproval(action)) {
     entry.meta.approval = checkApproval(c, { requestId, surfaceId, actionId, params: p.params, approval: p.approval }, action);
-  }
+  } else checkCarriedApproval(c, { requestId, params: p.params, approval: p.approval });
 }
 
 /** The same requestId sent again (§7.3.7). */

@@ -6,7 +6,7 @@
  */
 import type { OUIActionResult } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
-import { REFUSAL_CODES, approvalOutcome, learnAction, noteRunStart } from './approvals.ts';
+import { REFUSAL_CODES, approvalOutcome, learnAction, noteGrantSpent, noteRunStart } from './approvals.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
 import { checkResultHash, checkSettledHash, checkSurfacesPresent, sentResult } from './hashes.ts';
 import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, lostWithTransport, noteHeldSurfaces } from './session-checks.ts';
@@ -159,6 +159,7 @@ function onInterim(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: R
       req.status = 'timed-out';
     }
     if (r.success === true && meta.approval) noteRunStart(c, meta.approval);
+    else if (r.success === true) noteGrantSpent(c, entry, 'started');
   } else {
     const role = answerToRepeat(c, entry, meta.firstInterim, r, false);
     if (role) return role;
@@ -190,6 +191,7 @@ function onFinal(c: EventContext, entry: RequestEntry, rec: ResultRecord, r: Res
   checkAnswerSurfaces(c, entry, r);
   checkOutput(c, entry, r);
   if (meta.approval) approvalOutcome(c, meta.approval, r as unknown as OUIActionResult);
+  else noteGrantSpent(c, entry, r as unknown as OUIActionResult);
   return 'final';
 }
 

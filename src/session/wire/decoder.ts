@@ -293,7 +293,8 @@ export class WireDecoder {
 
   /** Every namespace of an Engine.IO session lost its transport. */
   private sessionLost(session: EngineSession, t: number): void {
-    for (const ns of session.namespaces) this.lost(socketKey(session, ns), t);
+    // As sessionEvent: a session seen only from its end (a late capture) is its default namespace's.
+    for (const ns of session.namespaces.size ? session.namespaces : ['/']) this.lost(socketKey(session, ns), t);
   }
 
   private target(key: string, target: InjectTarget): void {
