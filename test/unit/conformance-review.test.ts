@@ -453,3 +453,65 @@ describe('one defect, one error', () => {
     assert.deepEqual(errorsOf(tr.model()), []);
   });
 });
+
+describe('what real traffic does that a tidy capture does not', () => {
+  it('snapshot mode: knownSurfaces from a snapshot outside the capture, answered without surfaces, is held', () => {
+    const tr = new Traffic();
+    const h = surfacesHash([cartSurface()]);
+    const r1 = tr.request('cart', 'view_cart', {}, { knownSurfaces: h });
+    tr.result(r1.requestId, { success: true, surfacesHash: h }, ['surfaces']);
+    tr.request('cart', 'view_cart', {}, { knownSurfaces: h });
+    assert.deepEqual(rulesOf(tr.model()), []);
+  });
+
+  it('a request that crosses the deregistration of its surface on the wire is no fault of the runtime', () => {
+    const tr = withCart();
+    tr.register(catalogSurface());
+    tr.deregister('catalog');
+    tr.wait(40);
+    const { requestId } = tr.request('catalog', 'search', {});
+    tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'gone' } });
+    assert.deepEqual(rulesOf(tr.model()), []);
+  });
+
+  it('…but one long after it is request-unknown-surface (warning, runtime)', () => {
+    const tr = withCart();
+    tr.register(catalogSurface());
+    tr.deregister('catalog');
+    tr.wait(10_000);
+    const { requestId } = tr.request('catalog', 'search', {});
+    tr.result(requestId, { success: false, error: { code: 'SURFACE_UNAVAILABLE', message: 'gone' } });
+    const m = tr.model();
+    assert.deepEqual(rulesOf(m), ['request-unknown-surface']);
+    assert.equal(m.findings[0]!.party, 'runtime');
+  });
+
+  it('a trimmed re-send over a transport whose refusals the capture cannot show is a re-send, not a second result', () => {
+    const tr = withCart();
+    const { requestId } = tr.request('cart', 'add_item', ADD);
+    const first = tr.event('action:result', { requestId, timestamp: tr.t, success: true, data: { count: 1 }, surfacesHash: surfacesHash(tr.mounted), surfaces: tr.mounted }, 'out');
+    void first;
+    tr.wait(50);
+    tr.event('action:result', { requestId, timestamp: tr.t, success: true, data: { count: 1 }, surfacesHash: surfacesHash(tr.mounted), delivery: { trimmed: true, reason: 'too large', omitted: ['surfaces'] } }, 'out');
+    assert.deepEqual(rulesOf(tr.model()), []);
+  });
+
+  it('4.22: a reported set that drops a registered surface is authoritative; an update for the dropped one is observation-unknown', () => {
+    const tr = withCart();
+    tr.register(catalogSurface());
+    const { requestId } = tr.request('catalog', 'search', {});
+    tr.mounted = [catalogSurface()];
+    tr.result(requestId);
+    tr.wait(10);
+    tr.update('cart', 'total', 3);
+    const m = tr.model();
+    assert.deepEqual(rulesOf(m), ['observation-unknown']);
+    assert.equal(m.findings[0]!.party, 'client');
+  });
+
+  it('a deregistration of a surface a late capture never saw registered raises nothing', () => {
+    const tr = withCart();
+    tr.deregister('registered-before-the-capture');
+    assert.deepEqual(rulesOf(tr.model()), []);
+  });
+});

@@ -5,7 +5,6 @@
  * docs/spec-sentences.json, which names the rows of docs/conformance.md that
  * cover it, or says why it is not normative. An entry naming a row the matrix
  * lacks fails, and so does an entry for a sentence the texts no longer have.
- * Rows proposed in docs/conformance-proposed-rows.md fail until merged.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -380,8 +380,8 @@ describe('findings', () => {
 
   it('keep their ids unique and name the events', () => {
     const tr = withCart();
-    tr.deregister('ghost');
-    tr.deregister('phantom');
+    tr.update('cart', 'total', 'x');
+    tr.update('cart', 'nope', 1);
     const m = tr.model();
     assert.deepEqual(m.findings.map((f) => f.id), ['f1', 'f2']);
     assert.deepEqual(m.findings.map((f) => f.client), ['c1', 'c1']);

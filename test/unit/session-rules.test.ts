@@ -351,7 +351,10 @@ const SCENARIOS: Record<RuleId, Scenario> = {
   },
   'deregister-unknown': {
     trigger: () => {
-      const tr = withCart();
+      const tr = new Traffic();
+      // The capture saw the connection open: every registration on it is seen.
+      tr.raw({ kind: 'lifecycle', type: 'open', dir: 'in' });
+      tr.register(cartSurface());
       tr.deregister('ghost');
       return tr.model();
     },

@@ -129,6 +129,10 @@ export class ClientTrack {
    * latest few sources stands. What §7.3.4's "holds" means on the wire.
    */
   readonly heldBy = new BoundedMap<string, string[]>(256);
+  /** When each surface last left the mounted set (deregistered, or missing from a reported set). */
+  readonly removedAt = new BoundedMap<string, number>(1000);
+  /** When each surface was last registered again over an earlier version (hot reload, §7.2). */
+  readonly replacedAt = new BoundedMap<string, number>(1000);
   /** Registered surface ids, the latest registration last: an order clients keep their arrays in. */
   readonly registrationOrder = new Map<string, true>();
   /**

@@ -12,6 +12,15 @@ import { errorsLine, validate } from './payload.ts';
 import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './session-checks.ts';
 import type { AckRecord, RequestState } from './types.ts';
 
+/**
+ * How long a change of the client's surfaces may take to reach the runtime
+ * while a request it sent before learning of it travels the other way. A
+ * request for a surface that left the set, or an action a re-registration
+ * dropped, this soon after is a crossing, not the runtime's mistake; the
+ * client still owes the answer the case calls for.
+ */
+const CROSSING_MS = 2_000;
+
 /** UUID v4, as §7.3.1 recommends: version nibble 4, variant 10xx. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -56,10 +65,14 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
     expect = { code: 'SURFACE_UNAVAILABLE', why: `surface ${surfaceId} is not registered` };
     const rule = unknownSurfaceRule(track, surfaceId);
     const why = rule === 'request-unknown-surface' ? 'which this client has not registered' : 'which the transport loss deregistered and the client has not registered again';
-    raise(rule, requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, ${why}; it should answer SURFACE_UNAVAILABLE`);
+    const removed = track.removedAt.get(surfaceId);
+    const crossing = rule === 'request-unknown-surface' && removed !== undefined && ev.t - removed < CROSSING_MS;
+    if (!crossing) raise(rule, requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, ${why}; it should answer SURFACE_UNAVAILABLE`);
   } else if (surface && !action) {
     expect = { code: 'ACTION_NOT_FOUND', why: `surface ${surfaceId} declares no action ${actionId}` };
-    raise('request-unknown-action', requestId, `request ${q(requestId)} asks for action ${q(actionId)}, which surface ${q(surfaceId)} does not declare; it should answer ACTION_NOT_FOUND`);
+    const replaced = track.replacedAt.get(surfaceId);
+    const crossing = replaced !== undefined && ev.t - replaced < CROSSING_MS;
+    if (!crossing) raise('request-unknown-action', requestId, `request ${q(requestId)} asks for action ${q(actionId)}, which surface ${q(surfaceId)} does not declare; it should answer ACTION_NOT_FOUND`);
   } else if (action) {
     const verdict = validate(p.params, action.input);
     if (!verdict.valid) {

@@ -86,6 +86,13 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   // An action the inspector has not seen declared is async when its client acknowledges it as one.
   if (r.interim === true && !entry.state.action) entry.meta.async = true;
   const trimmed = isObj(r.delivery) && r.delivery.trimmed === true;
+  // A refusal the capture cannot show: the answer before asked for no acknowledgment (plain WebSocket, postMessage), so a
+  // trimmed re-send says what happened to it. A refusal over an acknowledging transport is seen, or there was none.
+  const previous = entry.state.results.at(-1);
+  if (trimmed && !entry.meta.refused && previous && !entry.state.results.some((x) => x.wantsAck)) {
+    const ref = track.results.get(previous.eventId);
+    if (ref) entry.meta.refused = { ref, t: ev.t, ackEventId: previous.eventId, reason: '(not captured)' };
+  }
   const refused = entry.meta.refused;
   const repeatSinceRefusal = refused !== undefined && [...entry.meta.repeats.values()].some((x) => x.t > refused.t && !x.answered);
   const refusedWasInterim = refused !== undefined && refused.ref.rec.result.interim === true;
@@ -112,7 +119,7 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   // A repeat's answer is "the same result" (§7.3.7): the state it carries is the first answer's, not the client's now.
   if (!track.closed && !parked && role !== 'repeat' && role !== 'duplicate') applyClientState(c, r);
   // What the runtime holds changes only with what it takes in: not an answer it discards (§7.5), nor one after the transport is gone (§7.6.1).
-  if (!track.closed && entry.meta.timedOut !== true) noteHeldSurfaces(c, r);
+  if (!track.closed && entry.meta.timedOut !== true) noteHeldSurfaces(c, r, entry.state.knownSurfaces);
   if (Array.isArray(r.surfaces)) r.surfaces = internSurfaces(track, r.surfaces);
 }
 

@@ -70,11 +70,12 @@ export function answeredIgnored(c: EventContext, requestId: string): boolean {
  * again; without them, it keeps the set it holds under that hash, or, holding
  * none, treats the client's surfaces as unknown.
  */
-export function noteHeldSurfaces(c: EventContext, r: Record<string, unknown>): void {
+export function noteHeldSurfaces(c: EventContext, r: Record<string, unknown>, knownSurfaces?: string): void {
   const hash = r.surfacesHash;
   if (typeof hash !== 'string') return;
   const m = memory(c.track);
-  if (Array.isArray(r.surfaces) || c.track.heldBy.has(hash)) m.unheld = undefined;
+  // The request said the runtime holds surfaces under this hash (a snapshot outside the capture, §7.3.5): it keeps them (§7.3.4).
+  if (Array.isArray(r.surfaces) || c.track.heldBy.has(hash) || hash === knownSurfaces) m.unheld = undefined;
   else m.unheld = { hash, eventId: c.ev.id };
 }
 

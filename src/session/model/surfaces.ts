@@ -80,6 +80,7 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   const { track, ev } = c;
   const before = track.mountedSurfaces();
   const replaced = track.state.surfaces.has(surface.id);
+  if (replaced) track.replacedAt.set(surface.id, ev.t);
   track.lost.delete(surface.id);
   track.registrationOrder.delete(surface.id);
   track.registrationOrder.set(surface.id, true);
@@ -108,6 +109,8 @@ export function onDeregister(c: EventContext, payload: Record<string, unknown>):
   if (typeof id !== 'string') return;
   const { track, ev } = c;
   if (!track.state.surfaces.has(id)) {
+    // A capture that began after the registration has nothing to compare with; a surface it saw leave, or a whole set, has.
+    if (!track.setComplete && !track.removedAt.has(id)) return;
     track.log.raise({
       rule: 'deregister-unknown',
       client: track.key,
@@ -121,6 +124,7 @@ export function onDeregister(c: EventContext, payload: Record<string, unknown>):
   const before = track.mountedSurfaces();
   track.state.surfaces.delete(id);
   track.registrationOrder.delete(id);
+  track.removedAt.set(id, ev.t);
   lifecycle(c, id, 'deregistered');
   discardObservations(track, id);
   resolveUnavailable(c, (s) => s.surfaceId === id, `surface ${id} deregistered`);
@@ -151,6 +155,7 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
     if (!next.has(id)) {
       lifecycle(c, id, 'deregistered');
       discardObservations(track, id);
+      track.removedAt.set(id, ev.t);
     }
   }
   track.state.surfaces.clear();
