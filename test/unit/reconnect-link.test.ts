@@ -14,7 +14,7 @@ import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
 import type { BrowserContext, Page } from '@playwright/test';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
-import { encodeSocketIOEvent } from '../../src/protocol/index.ts';
+import { encodeSocketIOEvent, surfacesHash } from '../../src/protocol/index.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';
 import { exportSession, parseSessionFile } from '../../src/session/wire/session-file.ts';
@@ -25,6 +25,7 @@ import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 import { startSocketIOCapture, type SocketIOCapture } from '../support/socketio-capture.ts';
 import { chromeHar } from '../fixtures/traffic.ts';
+import { runCapture } from '../support/run-capture.ts';
 
 const REG = { surface: { id: 'cart', name: 'Cart', description: 'The cart', actions: [] }, timestamp: 1 };
 
@@ -534,5 +535,77 @@ describe('the link in files', () => {
       assert.equal(c.key.endsWith('#page2'), c.replaces!.endsWith('#page2'), `${c.key} → ${c.replaces}: same page`);
     }
     assert.equal(linked.filter((c) => c.key.endsWith('#page2')).length, 3);
+  });
+});
+
+describe('§7.6.1 judged across a real reconnection', () => {
+  const SURFACE = {
+    id: 'cart',
+    name: 'Cart',
+    description: 'The cart',
+    actions: [{ id: 'view_cart', description: 'Show it', effect: 'view', input: { type: 'object', properties: {} } }],
+  };
+
+  /**
+   * A real server and socket.io-client: the app registers on its first
+   * connection (and on the second too when `reregister`), the server drops the
+   * connection, the app connects again, and the runtime sends a request for
+   * the cart on the new session, which the app answers.
+   */
+  async function reconnectAndAsk(reregister: boolean): Promise<{ findings: Array<{ rule: string; party: string; section: string }>; statuses: string[] }> {
+    const capture = await startSocketIOCapture();
+    const sockets: ServerSocket[] = [];
+    let registrations = 0;
+    capture.io.of('/oui').on('connection', (s) => {
+      sockets.push(s);
+      s.on('surface:register', () => registrations++);
+    });
+    const manager = new Manager(capture.url, { transports: ['websocket'], reconnection: false, timeout: 5000 });
+    const c = manager.socket('/oui');
+    let connects = 0;
+    c.on('connect', () => {
+      connects++;
+      if (connects === 1 || reregister) c.emit('surface:register', { surface: SURFACE, timestamp: Date.now() });
+    });
+    c.on('action:request', (req: { requestId: string }, receipt?: (a: unknown) => void) => {
+      receipt?.({ ok: true });
+      c.emit('action:result', { requestId: req.requestId, success: true, data: {}, timestamp: Date.now(), surfacesHash: surfacesHash([SURFACE]), surfaces: [SURFACE] });
+    });
+    let answered = false;
+    try {
+      await until(() => registrations === 1, 'first registration');
+      const gone = once<[string]>(c, 'disconnect');
+      sockets[0]!.disconnect(true);
+      await gone;
+      await until(() => capture.wsClosed.length === 1, 'the WebSocket closes');
+      c.connect();
+      await until(() => sockets.length === 2 && (!reregister || registrations === 2), 'the second connection');
+      sockets[1]!.on('action:result', () => (answered = true));
+      sockets[1]!.emit('action:request', { requestId: '6f1c2a4e-9b7d-4c3e-8a2f-1d5e7b9c0a3f', surfaceId: 'cart', actionId: 'view_cart', params: {}, timestamp: Date.now() });
+      await until(() => answered, 'the answer');
+    } finally {
+      c.disconnect();
+      manager.engine?.close();
+      await capture.close();
+    }
+    const { hook, items } = itemsFromRecording(capture);
+    const run = runCapture([{ frameId: 0, message: hook.message(items) }]);
+    const statuses = [...run.model.clients.values()].flatMap((s) => [...s.requests.values()].map((r) => r.status));
+    return { findings: run.findings.map((f) => ({ rule: f.rule, party: f.party, section: f.section })), statuses };
+  }
+
+  it('an app that does not register again and runs a request on the lost surface: not-reregistered (client) and the runtime\'s request after the loss', async () => {
+    const { findings, statuses } = await reconnectAndAsk(false);
+    assert.deepEqual(statuses, ['succeeded']);
+    assert.deepEqual(
+      findings.map((f) => `${f.rule} ${f.section} ${f.party}`).sort(),
+      ['not-reregistered §7.6.1 client', 'request-after-transport-loss §7.6.1 runtime'],
+    );
+  });
+
+  it('an app that registers again on reconnecting: nothing', async () => {
+    const { findings, statuses } = await reconnectAndAsk(true);
+    assert.deepEqual(statuses, ['succeeded']);
+    assert.deepEqual(findings, []);
   });
 });

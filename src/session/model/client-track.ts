@@ -107,6 +107,8 @@ export class ClientTrack {
    * reconnection (a client that `replaces` this one) starts with them.
    */
   readonly lost = new Map<string, string>();
+  /** The connection this one reconnects for (§7.6.1), whose requests its answers may still concern. */
+  previous?: ClientTrack;
   readonly entries = new Map<string, RequestEntry>();
   /** The oldest request id, for dropping past maxRequests (see OldestKey). */
   private readonly oldestEntry = new OldestKey<string>(this.entries);

@@ -74,6 +74,12 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   const { track, ev } = c;
   const entry = track.entries.get(requestId);
   if (!entry) {
+    // An answer, sent on the new connection, to a request the lost one carried: the runtime resolved it (§7.6.1) and discards it.
+    if (track.previous?.entries.has(requestId)) {
+      checkResultHash(c, r, requestId, undefined);
+      if (!track.closed) applyClientState(c, r);
+      return;
+    }
     if (!track.forgotten.has(requestId)) return park(c, r, requestId);
     checkResultHash(c, r, requestId, undefined);
     if (!track.closed) applyClientState(c, r);

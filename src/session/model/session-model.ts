@@ -181,6 +181,9 @@ export class SessionModel {
     if (!from || !from.closed) return;
     for (const [id, eventId] of from.lost) track.lost.set(id, eventId);
     if (from.surfacesKnown) track.surfacesKnown = true;
+    track.previous = from;
+    // One connection back is what an answer can concern: no chain of every connection the app ever had.
+    from.previous = undefined;
   }
 
   private context(track: ClientTrack, ev: WireEvent): EventContext {
