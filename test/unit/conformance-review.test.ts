@@ -455,6 +455,26 @@ describe('one defect, one error', () => {
 });
 
 describe('what real traffic does that a tidy capture does not', () => {
+  it('a capture that starts late knows registrations, not the set: a request for a surface registered before it is no one\'s fault', () => {
+    const tr = new Traffic();
+    tr.register(catalogSurface());
+    const { requestId } = tr.request('cart', 'view_cart');
+    tr.result(requestId, { success: true, surfacesHash: surfacesHash([catalogSurface(), cartSurface()]), surfaces: [catalogSurface(), cartSurface()] });
+    assert.deepEqual(rulesOf(tr.model()), []);
+  });
+
+  it('…and once a result reported the whole set, a request for a surface outside it is the runtime\'s (and success the client\'s error)', () => {
+    const tr = new Traffic();
+    tr.mounted = [catalogSurface()];
+    const r0 = tr.request('catalog', 'search', {});
+    tr.result(r0.requestId);
+    tr.wait(5_000);
+    const { requestId } = tr.request('cart', 'view_cart');
+    tr.result(requestId);
+    const m = tr.model();
+    assert.deepEqual(rulesOf(m).sort(), ['request-unknown-surface', 'unknown-target-accepted']);
+  });
+
   it('snapshot mode: knownSurfaces from a snapshot outside the capture, answered without surfaces, is held', () => {
     const tr = new Traffic();
     const h = surfacesHash([cartSurface()]);
@@ -510,7 +530,8 @@ describe('what real traffic does that a tidy capture does not', () => {
   });
 
   it('a deregistration of a surface a late capture never saw registered raises nothing', () => {
-    const tr = withCart();
+    const tr = new Traffic();
+    tr.register(cartSurface());
     tr.deregister('registered-before-the-capture');
     assert.deepEqual(rulesOf(tr.model()), []);
   });

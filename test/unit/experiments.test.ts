@@ -77,8 +77,8 @@ describe('findings of experiments', () => {
     const req = tr.request('cart', 'add_item', { sku: 'a', qty: 0 }, { requestId }, INJECTED);
     tr.wait(5);
     const res = tr.result(requestId, { success: true, data: { count: 1 } });
-    const [reg, reqItem, resItem] = tr.events;
-    const model = replay([reg!, resItem!, reqItem!]);
+    const [open, reg, reqItem, resItem] = tr.events;
+    const model = replay([open!, reg!, resItem!, reqItem!]);
     assert.equal(model.isExperiment(res.id), true);
     assert.equal(model.isExperiment(req.ev.id), true);
     const accepted = findingsOf(model, 'params-invalid-accepted');

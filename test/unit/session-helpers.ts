@@ -131,6 +131,10 @@ export class Traffic {
     return this.event('observation:update', { surfaceId, observationId, value, timestamp }, 'out');
   }
 
+  open(type = 'open'): WireEvent {
+    return this.raw({ kind: 'lifecycle', type, dir: 'in' });
+  }
+
   close(type = 'socket.io disconnect'): WireEvent {
     return this.raw({ kind: 'lifecycle', type, dir: 'in' });
   }
@@ -150,8 +154,10 @@ export function findingsOf(model: SessionModel, rule: string): Finding[] {
 }
 
 /** A client with the cart surface registered. */
+/** A client whose connection the capture saw open (so it knows every registration), with the cart registered. */
 export function withCart(client?: WireClient): Traffic {
   const tr = new Traffic(client);
+  tr.open();
   tr.register(cartSurface());
   return tr;
 }

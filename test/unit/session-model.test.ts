@@ -15,6 +15,8 @@ describe('per-client separation (§7.3.5)', () => {
   it('never mixes surfaces, observations, requests or findings of two clients with the same surface id', () => {
     const a = new Traffic(makeClient('tab/a'));
     const b = new Traffic(makeClient('tab/b'));
+    a.open();
+    b.open();
     a.register(cartSurface());
     b.register({ ...catalogSurface(), id: 'cart' });
     a.update('cart', 'total', 10);
@@ -442,7 +444,7 @@ describe('SessionModel basics', () => {
     tr.raw({ kind: 'other' });
     tr.event('x-telemetry', { a: 1 }, 'out');
     const c = tr.model().clients.get('c1')!;
-    assert.deepEqual(c.counts, { 'surface:register': 1, 'observation:update': 2, other: 1, 'x-telemetry': 1 });
+    assert.deepEqual(c.counts, { lifecycle: 1, 'surface:register': 1, 'observation:update': 2, other: 1, 'x-telemetry': 1 });
   });
 
   it('ignores extension events silently', () => {

@@ -97,8 +97,6 @@ export interface ObservationMeta {
 
 export class ClientTrack {
   readonly state: ClientState;
-  /** A registration or a reported set was seen: the inspector knows what is mounted, so absence means something. */
-  surfacesKnown = false;
   /** Transport lost (§7.6.1), until the client registers again. */
   closed?: { t: number; eventId: string };
   /**
@@ -138,9 +136,11 @@ export class ClientTrack {
   /** Registered surface ids, the latest registration last: an order clients keep their arrays in. */
   readonly registrationOrder = new Map<string, true>();
   /**
-   * The inspector knows the client's whole mounted set: a result reported it
-   * (§7.3.5: authoritative), or the capture saw the connection open, so every
-   * registration since is in it.
+   * The inspector knows the client's whole mounted set, so a surface's
+   * absence means something: a result reported the set (§7.3.5:
+   * authoritative), or the capture saw the connection open (or the direct
+   * transport attach), so every registration since is in it. A capture that
+   * began later has seen registrations, not the set.
    */
   setComplete = false;
   /** Events applied to this client, counting lifecycle ones. */

@@ -80,7 +80,7 @@ export function checkResultHash(
   // What the client hashed is what it sent, not the parser's copy with unusable members left out.
   const sent = sentResult(c, r);
   const carried = Array.isArray(sent.surfaces) ? sent.surfaces : undefined;
-  const current = track.surfacesKnown ? track.wireSurfaces() : undefined;
+  const current = track.setComplete ? track.wireSurfaces() : undefined;
   const check = hashVerdict(sent.surfacesHash, carried, (h) => track.setsByHash.get(h), current, knownSurfaces);
   const record: HashRecord = {
     eventId: ev.id,

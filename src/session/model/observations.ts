@@ -104,7 +104,7 @@ export function applyObservation(c: EventContext, u: UpdateInput): void {
     notReregistered(c, u.surfaceId, `pushed observation ${q(u.observationId)} of it`);
     return;
   }
-  if (!decl && track.surfacesKnown && u.pushed) {
+  if (!decl && track.setComplete && u.pushed) {
     const where = track.state.surfaces.has(u.surfaceId) ? `surface ${q(u.surfaceId)} declares no observation ${q(u.observationId)}` : `surface ${q(u.surfaceId)} is not registered`;
     raise(c, 'observation-unknown', key, `observation:update for ${q(key)}: ${where}`);
     // A deregistered surface's observation state is discarded (§7.2): an update after it starts none.

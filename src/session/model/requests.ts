@@ -61,7 +61,7 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
 
   const what = `${surfaceId}/${actionId}`;
   let expect: Expectation | undefined;
-  if (track.surfacesKnown && !track.closed && !surface) {
+  if (track.setComplete && !track.closed && !surface) {
     expect = { code: 'SURFACE_UNAVAILABLE', why: `surface ${surfaceId} is not registered` };
     const rule = unknownSurfaceRule(track, surfaceId);
     const why = rule === 'request-unknown-surface' ? 'which this client has not registered' : 'which the transport loss deregistered and the client has not registered again';

@@ -180,7 +180,6 @@ export class SessionModel {
     const from = typeof client.replaces === 'string' ? this.tracks.get(client.replaces) : undefined;
     if (!from || !from.closed) return;
     for (const [id, eventId] of from.lost) track.lost.set(id, eventId);
-    if (from.surfacesKnown) track.surfacesKnown = true;
     track.previous = from;
     // One connection back is what an answer can concern: no chain of every connection the app ever had.
     from.previous = undefined;

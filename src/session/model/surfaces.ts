@@ -96,7 +96,6 @@ export function onRegister(c: EventContext, payload: Record<string, unknown>): v
   if (declared) track.state.declaredVersion = declared;
   lifecycle(c, surface.id, replaced ? 'replaced' : 'registered');
   syncObservations(track, surface as unknown as OUISurface);
-  track.surfacesKnown = true;
   // Registering again is how a client comes back after a lost transport (§7.6.1).
   track.closed = undefined;
   // The runtime has this surface now: it holds the client's surfaces again (§7.3.4).
@@ -165,7 +164,6 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
     track.registrationOrder.set(id, true);
     syncObservations(track, s.surface);
   }
-  track.surfacesKnown = true;
   track.setComplete = true;
   rememberSet(track, sent as OUISurface[], false, ev.id);
   recordSetChange(c, before, false);
