@@ -149,8 +149,30 @@ function checkActionIdValue(p: Problems, id: string, path: string, what: 'action
   if (why) p.error(path, `${what} id ${JSON.stringify(id)} ${why}`, what === 'action' ? '§4.2' : '§5.2', what === 'action' ? 'action-id' : 'observation-id');
 }
 
-/** Looks for `$ref`s that leave the schema (§4.3: self-contained), within a bounded walk. */
-function externalRefs(schema: unknown, base: string, out: string[]): void {
+/** Members whose values are data, not schemas: a `pattern` or `$ref` inside them is a value. */
+const SCHEMA_DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/** Whether `source` is an ECMA-262 regular expression, as JSON Schema's `pattern` must be (with or without unicode mode). */
+function isEcmaPattern(source: string): boolean {
+  for (const flags of ['u', '']) {
+    try {
+      new RegExp(source, flags);
+      return true;
+    } catch {
+      /* try the other mode */
+    }
+  }
+  return false;
+}
+
+/**
+ * What keeps an input schema from being "a valid JSON Schema object" that is
+ * self-contained (§4.3), within a bounded walk: a `$ref` that leaves it, a
+ * `pattern` (or `patternProperties` key) that is no ECMA-262 regular
+ * expression. A pattern the inspector's own validator cannot run (a
+ * lookaround) is valid JSON Schema, and no problem.
+ */
+function schemaProblems(schema: unknown, base: string, out: Array<{ path: string; message: string }>): void {
   const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: schema, path: base, depth: 0 }];
   let visited = 0;
   while (stack.length > 0 && visited < 10_000 && out.length < 5) {
@@ -163,8 +185,15 @@ function externalRefs(schema: unknown, base: string, out: string[]): void {
     }
     for (const k of Object.keys(v)) {
       const c = (v as Obj)[k];
-      if (k === '$ref' && typeof c === 'string' && !c.startsWith('#')) out.push(ptr(path, k));
-      else stack.push({ v: c, path: ptr(path, k), depth: depth + 1 });
+      if (SCHEMA_DATA_KEYWORDS.has(k)) continue;
+      if (k === '$ref' && typeof c === 'string' && !c.startsWith('#')) out.push({ path: ptr(path, k), message: 'the input schema MUST be self-contained (no external $ref)' });
+      else if (k === 'pattern' && typeof c === 'string' && !isEcmaPattern(c)) out.push({ path: ptr(path, k), message: `pattern ${JSON.stringify(c.slice(0, 80))} is not an ECMA-262 regular expression, so the input is no valid JSON Schema` });
+      else {
+        if (k === 'patternProperties' && isObj(c)) {
+          for (const key of Object.keys(c)) if (!isEcmaPattern(key)) out.push({ path: ptr(ptr(path, k), key), message: `patternProperties key ${JSON.stringify(key.slice(0, 80))} is not an ECMA-262 regular expression, so the input is no valid JSON Schema` });
+        }
+        stack.push({ v: c, path: ptr(path, k), depth: depth + 1 });
+      }
     }
   }
 }
@@ -186,9 +215,9 @@ function checkAction(p: Problems, a: unknown, base: string): a is Obj {
     if (a.input.type !== 'object') {
       p.warn(ptr(base, 'input'), `the input schema's top level SHOULD be type "object" (got ${JSON.stringify(a.input.type ?? null)})`, '§4.3', 'input-not-object');
     }
-    const refs: string[] = [];
-    externalRefs(a.input, ptr(base, 'input'), refs);
-    for (const r of refs) p.error(r, 'the input schema MUST be self-contained (no external $ref)', '§4.3', 'input-schema');
+    const problems: Array<{ path: string; message: string }> = [];
+    schemaProblems(a.input, ptr(base, 'input'), problems);
+    for (const x of problems) p.error(x.path, x.message, '§4.3', 'input-schema');
   }
   optional(p, a, 'title', base, isString, 'a string', 'types: OUIAction', 'type-shape');
   if (hasOwn(a, 'effect') && !isEffectKind(a.effect)) {

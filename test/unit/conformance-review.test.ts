@@ -536,3 +536,24 @@ describe('what real traffic does that a tidy capture does not', () => {
     assert.deepEqual(rulesOf(tr.model()), []);
   });
 });
+
+describe('§4.3 schemas (review 4.28)', () => {
+  function withInput(input: Record<string, unknown>): SessionModel {
+    const tr = new Traffic();
+    tr.open();
+    tr.register(cartSurface({ actions: [{ id: 'apply_code', description: 'Apply a code', effect: 'edit', input }] } as never));
+    return tr.model();
+  }
+
+  it('a pattern that is no ECMA-262 regular expression makes the input no valid JSON Schema (error, client)', () => {
+    oneError(withInput({ type: 'object', properties: { code: { type: 'string', pattern: '(unclosed' } } }), 'input-schema', 'client');
+  });
+
+  it('a lookaround the inspector cannot run is valid JSON Schema: nothing', () => {
+    assert.deepEqual(rulesOf(withInput({ type: 'object', properties: { code: { type: 'string', pattern: '^(?=.*\\d)[A-Z0-9]+$' } } })), []);
+  });
+
+  it('a "pattern" inside a default or an enum is data, not a schema keyword', () => {
+    assert.deepEqual(rulesOf(withInput({ type: 'object', default: { pattern: '(' }, properties: { mode: { enum: [{ pattern: '[' }] } } })), []);
+  });
+});

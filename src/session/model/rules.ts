@@ -62,7 +62,7 @@ const DEFS = {
   'action-id': ['error', '§4.2', 'Action id pattern and length', C, '0.2.0'],
   'duplicate-action-id': ['error', '§4.2', 'Two actions with one id on a surface', C, '0.2.0'],
   'input-not-object': ['info', '§4.3', "An action's input schema whose top level is not type: object", C, '0.2.0'],
-  'input-schema': ['error', '§4.3', 'An input schema that is not self-contained (an external $ref)', C, '0.2.0'],
+  'input-schema': ['error', '§4.3', 'An input schema that is no valid, self-contained JSON Schema (an external $ref, a pattern that is no regular expression)', C, '0.2.0'],
   'observation-shape': ['error', '§5.1', 'An observation declaration field is missing or mistyped', C, '0.2.0'],
   'observation-id': ['error', '§5.2', 'Observation id pattern and length', C, '0.2.0'],
   'duplicate-observation-id': ['error', '§5.2', 'Two observations with one id on a surface', C, '0.2.0'],
