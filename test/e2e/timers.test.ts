@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { launch, openAppAndPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 
+const SHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
+
 const client = `<!doctype html><title>t</title><script>
   const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
   ws.onopen = () => ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'notes', name: 'Notes', description: 'd',
@@ -84,6 +86,7 @@ describe('the timers the traffic is judged against', () => {
     await group.getByRole('alert').waitFor({ timeout: 5_000 });
     assert.equal(await pull.getAttribute('aria-invalid'), 'true');
     assert.doesNotMatch(await judged.innerText(), /pull/);
+    await panel.screenshot({ path: `${SHOTS}timers-light.png` });
 
     // Escape closes it and gives the focus back to the button, which says timers are set.
     await panel.keyboard.press('Escape');
