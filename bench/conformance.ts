@@ -5,7 +5,7 @@
  * of the catalogue on every transport over several rounds of seeds. Figures,
  * not assertions; written to bench/conformance-results.json.
  *
- *   node --import tsx bench/conformance.ts [--sessions 400] [--rounds 4]
+ *   node --import tsx bench/conformance.ts [--sessions 1500] [--rounds 4]
  *
  * Goals: 0 false errors (error or critical on a conformant session), 0
  * warnings there either, and every applied mutation caught at its section on
@@ -23,7 +23,7 @@ function arg(name: string, dflt: number): number {
   return Number.isFinite(v) && v > 0 ? v : dflt;
 }
 
-const SESSIONS = arg('sessions', 400);
+const SESSIONS = arg('sessions', 1500);
 /** Seeds far from the unit test's (1…30, 1000…), so the bench sees sessions the tests never did. */
 const SEED_BASE = 100_000;
 const ROUNDS = arg('rounds', 4);

@@ -12,7 +12,7 @@ import { MUTATIONS } from '../generator/mutations.ts';
 import { TRANSPORTS } from '../generator/model.ts';
 import { generateAbstract } from '../generator/generate.ts';
 
-const N = Number(process.env.OUI_GEN_SESSIONS ?? 30);
+const N = Number(process.env.OUI_GEN_SESSIONS ?? 150);
 const ONE = process.env.OUI_GEN_SEED ? Number(process.env.OUI_GEN_SEED) : undefined;
 const SEEDS = ONE !== undefined ? [ONE] : Array.from({ length: N }, (_, i) => i + 1);
 
