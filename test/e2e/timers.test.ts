@@ -10,26 +10,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openAppAndPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { notesPage, requestOnRegister } from '../support/notes-page.ts';
 
 const SHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
 
-const client = `<!doctype html><title>t</title><script>
-  const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
-  ws.onopen = () => ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'notes', name: 'Notes', description: 'd',
-    actions: [{ id: 'add_note', description: 'd', input: { type: 'object' } }] }, timestamp: Date.now() } }));
-  ws.onmessage = (e) => {
-    const m = JSON.parse(e.data);
-    ws.send(JSON.stringify({ type: 'action:result', payload: { requestId: m.payload.requestId, success: true, data: {}, settled: true, timestamp: Date.now() } }));
-    document.title = 'answered';
-  };
-</script>`;
 
 describe('the timers the traffic is judged against', () => {
   let server: FixtureServer;
   let b: Browser;
   before(async () => {
-    server = await startFixtureServer({ '/plain': client });
-    server.onConnection((ws) => ws.on('message', (d) => String(d).includes('surface:register') && ws.send(JSON.stringify({ type: 'action:request', payload: { requestId: '2b9c1f5e-0d7a-4e7b-9a61-3c1f2e4d5a6b', surfaceId: 'notes', actionId: 'add_note', params: {}, timestamp: Date.now() } }))));
+    server = await startFixtureServer({ '/plain': notesPage() });
+    requestOnRegister(server);
     b = await launch({ viewport: { width: 1400, height: 900 } });
   });
   after(async () => {

@@ -26,6 +26,7 @@ import { FakeHook } from '../support/capture-items.ts';
 import { startSocketIOCapture, type SocketIOCapture } from '../support/socketio-capture.ts';
 import { chromeHar } from '../fixtures/traffic.ts';
 import { runCapture } from '../support/run-capture.ts';
+import { once, until } from '../support/wait.ts';
 
 const REG = { surface: { id: 'cart', name: 'Cart', description: 'The cart', actions: [] }, timestamp: 1 };
 
@@ -74,23 +75,7 @@ function itemsFromRecording(capture: SocketIOCapture): { hook: FakeHook; items: 
   return { hook, items };
 }
 
-function once<T extends unknown[]>(emitter: { once(ev: string, fn: (...a: T) => void): unknown }, ev: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timeout: ${ev}`)), 5000);
-    emitter.once(ev, (...a: T) => {
-      clearTimeout(timer);
-      resolve(a);
-    });
-  });
-}
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timeout waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 /** A server whose /oui namespace counts registrations; the app registers on every connect, as §7.6.1 asks. */
 function ouiServer(capture: SocketIOCapture): { sockets: ServerSocket[]; registered: () => number } {

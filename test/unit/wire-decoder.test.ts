@@ -17,6 +17,7 @@ import { whyNotInjectable } from '../../src/session/wire/injection.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 import { startSocketIOCapture, type RecordedFrame, type SocketIOCapture } from '../support/socketio-capture.ts';
+import { once, until } from '../support/wait.ts';
 
 const REG = { surface: { id: 'cart', name: 'Cart', description: 'The cart', actions: [] }, timestamp: 1 };
 const REQ = { requestId: 'r-1', surfaceId: 'cart', actionId: 'add', params: { sku: 'a', qty: 2 }, timestamp: 2 };
@@ -145,23 +146,7 @@ function itemsFromRecording(capture: SocketIOCapture, frames: RecordedFrame[]): 
   return { hook, items, ws };
 }
 
-function once<T extends unknown[]>(emitter: { once(ev: string, fn: (...a: T) => void): unknown }, ev: string, what = ev): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timeout: ${what}`)), 5000);
-    emitter.once(ev, (...a: T) => {
-      clearTimeout(timer);
-      resolve(a);
-    });
-  });
-}
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timeout waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 interface Expect {
   ns: string;
