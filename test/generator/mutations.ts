@@ -123,6 +123,27 @@ function lastCopyBefore(c: AbsClient, rid: string, t: number) {
 
 const noReceiptBefore = (c: AbsClient, rid: string, t: number) => !receiptsOf(c, rid).some((e) => e.t < t);
 
+/**
+ * The first sync answer that carried its surfaces, with its surfacesHash
+ * replaced by `wrong(hash, answer)` (undefined: left out; null: no spot
+ * here), and the runtime's later knownSurfaces following it, as a runtime
+ * that took the answer in would.
+ */
+function rehashAnswer(s0: AbsSession, rng: Rng, wrong: (h: string, ans: Ev) => string | undefined | null, also: (ans: Ev) => boolean = () => true): AbsSession | null {
+  const s = clone(s0);
+  for (const { c, ans } of syncRuns(s, rng, (c, req, a) => !!a.payload.surfaces && also(a) && resultsOf(c, req.tag.rid).length === 1)) {
+    const h: string = ans.payload.surfacesHash;
+    const next = wrong(h, ans);
+    if (next === null) continue;
+    if (next === undefined) delete ans.payload.surfacesHash;
+    else ans.payload.surfacesHash = next;
+    ans.frozen = true;
+    replaceKnown(c, ans.t, h, next);
+    return s;
+  }
+  return null;
+}
+
 // ── the catalogue ───────────────────────────────────────────────────────────
 
 const S737 = '§7.3.7';
@@ -407,18 +428,7 @@ export const MUTATIONS: Mutation[] = [
     section: '§7.3.4',
     party: 'client',
     expectRule: 'hash-mismatch',
-    apply(s0, rng) {
-      const s = clone(s0);
-      for (const { c, ans } of syncRuns(s, rng, (c, req, ans) => !!ans.payload.surfaces && resultsOf(c, req.tag.rid).length === 1)) {
-        const h: string = ans.payload.surfacesHash;
-        const wrong = h.slice(0, -1) + (h.endsWith('0') ? '1' : '0');
-        ans.payload.surfacesHash = wrong;
-        ans.frozen = true;
-        replaceKnown(c, ans.t, h, wrong);
-        return s;
-      }
-      return null;
-    },
+    apply: (s0, rng) => rehashAnswer(s0, rng, (h) => h.slice(0, -1) + (h.endsWith('0') ? '1' : '0')),
   },
   {
     name: 'surfacesHash over UTF-8 bytes',
@@ -426,19 +436,10 @@ export const MUTATIONS: Mutation[] = [
     section: '§7.3.4',
     party: 'client',
     expectRule: 'hash-byte-variant',
-    apply(s0, rng) {
-      const s = clone(s0);
-      for (const { c, ans } of syncRuns(s, rng, (c, req, ans) => !!ans.payload.surfaces && resultsOf(c, req.tag.rid).length === 1)) {
-        const h: string = ans.payload.surfacesHash;
-        const wrong = surfacesHashUtf8(ans.payload.surfaces);
-        if (wrong === h) continue;
-        ans.payload.surfacesHash = wrong;
-        ans.frozen = true;
-        replaceKnown(c, ans.t, h, wrong);
-        return s;
-      }
-      return null;
-    },
+    apply: (s0, rng) => rehashAnswer(s0, rng, (h, ans) => {
+      const wrong = surfacesHashUtf8(ans.payload.surfaces);
+      return wrong === h ? null : wrong;
+    }),
   },
   {
     name: 'surfacesHash missing',
@@ -446,17 +447,7 @@ export const MUTATIONS: Mutation[] = [
     section: '§7.3.4',
     party: 'client',
     expectRule: 'hash-missing',
-    apply(s0, rng) {
-      const s = clone(s0);
-      for (const { c, ans } of syncRuns(s, rng, (c, req, ans) => !!ans.payload.surfaces && resultsOf(c, req.tag.rid).length === 1)) {
-        const h = ans.payload.surfacesHash;
-        delete ans.payload.surfacesHash;
-        ans.frozen = true;
-        replaceKnown(c, ans.t, h, undefined);
-        return s;
-      }
-      return null;
-    },
+    apply: (s0, rng) => rehashAnswer(s0, rng, () => undefined),
   },
   {
     name: 'surfacesHash in upper case',
@@ -464,18 +455,7 @@ export const MUTATIONS: Mutation[] = [
     section: '§7.3.4',
     party: 'client',
     expectRule: 'hash-format',
-    apply(s0, rng) {
-      const s = clone(s0);
-      for (const { c, ans } of syncRuns(s, rng, (c, req, ans) => !!ans.payload.surfaces && /[a-f]/.test(ans.payload.surfacesHash.slice(8)) && resultsOf(c, req.tag.rid).length === 1)) {
-        const h: string = ans.payload.surfacesHash;
-        const wrong = `fnv1a64:${h.slice(8).toUpperCase()}`;
-        ans.payload.surfacesHash = wrong;
-        ans.frozen = true;
-        replaceKnown(c, ans.t, h, wrong);
-        return s;
-      }
-      return null;
-    },
+    apply: (s0, rng) => rehashAnswer(s0, rng, (h) => `fnv1a64:${h.slice(8).toUpperCase()}`, (ans) => /[a-f]/.test(ans.payload.surfacesHash.slice(8))),
   },
   {
     name: 'success for a request to an unregistered surface',
