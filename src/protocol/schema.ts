@@ -64,6 +64,29 @@ function draftOf(schema: unknown): SchemaDraft {
   return DEFAULT_SCHEMA_DRAFT;
 }
 
+/**
+ * `format` is an annotation, not an assertion, unless a vocabulary says
+ * otherwise (2019-09 and 2020-12; draft 7 leaves it to the implementation):
+ * a value another validator accepts must not be a finding here because
+ * cfworker's email or URI check is stricter. So formats are left out of the
+ * private copy before it is compiled. Bounded, like every walk of page data.
+ */
+function dropFormats(schema: unknown): void {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: schema, depth: 0 }];
+  let visited = 0;
+  while (stack.length > 0 && visited++ < 100_000) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null || depth > 256) continue;
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push({ v: x, depth: depth + 1 });
+      continue;
+    }
+    const o = v as Record<string, unknown>;
+    if (typeof o.format === 'string') delete o.format;
+    for (const k of Object.keys(o)) if (!DATA_KEYWORDS.has(k)) stack.push({ v: o[k], depth: depth + 1 });
+  }
+}
+
 function build(schema: unknown): Cached {
   try {
     if (typeof schema === 'boolean') return { validator: new Validator(schema, DEFAULT_SCHEMA_DRAFT, false), root: schema };
@@ -72,6 +95,7 @@ function build(schema: unknown): Cached {
     }
     // A private copy: cfworker defines properties on the schema objects it walks.
     const copy = JSON.parse(JSON.stringify(schema)) as Schema;
+    dropFormats(copy);
     const badPattern = findBadPattern(copy);
     if (badPattern) return { error: badPattern };
     return { validator: new Validator(copy, draftOf(copy), false), root: copy };
