@@ -1,6 +1,6 @@
 /**
  * The OUI protocol types, as published in `oui-spec` 0.6.0
- * (`/work/shared/spec/000_…txt`, `types-*.d.ts` and the transport types) and
+ * (`../shared/spec/000_…txt`, `types-*.d.ts` and the transport types) and
  * the spec document (`001_…txt`, §3–§7).
  *
  * Pure declarations and constants: no DOM, no extension API, no Node APIs.

@@ -6,14 +6,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sharedDir } from './shared-copy.ts';
 
 export const COPY_DIR = fileURLToPath(new URL('../vectors/', import.meta.url));
 
 export function sharedVectorsDir(): string | null {
-  for (const dir of [process.env.OUI_SHARED_VECTORS, fileURLToPath(new URL('../../../shared/vectors/', import.meta.url)), '/work/shared/vectors/']) {
-    if (dir && existsSync(`${dir}/args-hash-vectors.json`)) return dir.endsWith('/') ? dir : `${dir}/`;
-  }
-  return null;
+  return sharedDir('vectors', (dir) => existsSync(`${dir}args-hash-vectors.json`), process.env.OUI_SHARED_VECTORS);
 }
 
 export function loadVectors<T>(name: string): T[] {

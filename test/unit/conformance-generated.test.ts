@@ -11,6 +11,8 @@ import { checkConformant, metaLine, runMutation } from '../generator/sweep.ts';
 import { MUTATIONS } from '../generator/mutations.ts';
 import { TRANSPORTS } from '../generator/model.ts';
 import { generateAbstract } from '../generator/generate.ts';
+import { argsHash, surfacesHash } from '../generator/hashes.ts';
+import { loadVectors } from '../support/vectors.ts';
 
 const N = Number(process.env.OUI_GEN_SESSIONS ?? 150);
 const ONE = process.env.OUI_GEN_SEED ? Number(process.env.OUI_GEN_SEED) : undefined;
@@ -27,6 +29,14 @@ function dump(seed: number): string {
   }
   return lines.join('\n');
 }
+
+test("the oracle's own hashes (not the product's) agree with every published vector", () => {
+  const surfaces = loadVectors<{ name: string; surfaces: string; surfacesHash: string }>('surfaces-hash-vectors.json');
+  const args = loadVectors<{ name: string; params: string; argsHash: string }>('args-hash-vectors.json');
+  assert.ok(surfaces.length > 0 && args.length > 0);
+  for (const v of surfaces) assert.equal(surfacesHash(JSON.parse(v.surfaces)), v.surfacesHash, v.name);
+  for (const v of args) assert.equal(argsHash(JSON.parse(v.params)), v.argsHash, v.name);
+});
 
 test(`conformant generated sessions raise nothing above info (${SEEDS.length} seeds, live and not)`, () => {
   const bad = SEEDS.flatMap((seed) => checkConformant(seed));

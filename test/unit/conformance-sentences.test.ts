@@ -8,24 +8,23 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sharedDir } from '../support/shared-copy.ts';
 import { extractSentences, normalise, releaseRange, reconstruct, splitSentences, type DiffInput } from '../support/spec-sentences.ts';
 
 const root = new URL('../../', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, root), 'utf8');
 
-/** ../shared/spec beside the repository, where it exists (a CI clone may lack it). */
-function specDir(): string | null {
-  for (const dir of [process.env.OUI_SHARED_SPEC, fileURLToPath(new URL('../../../shared/spec/', import.meta.url)), '/work/shared/spec/']) {
-    if (dir && existsSync(dir) && readdirSync(dir).some((f) => /^\d{3}_.*\.txt$/.test(f))) return dir.endsWith('/') ? dir : `${dir}/`;
-  }
-  return null;
-}
+const SPEC_TEXT = /^\d{3}_.*\.txt$/;
+/** The repository's copy of the spec texts (test/spec), which a CI clone without ../shared reads. */
+const SPEC_COPY_DIR = fileURLToPath(new URL('../spec/', import.meta.url));
+/** ../shared/spec beside the repository, the source of truth, where it exists. */
+const sharedSpec = sharedDir('spec', (d) => readdirSync(d).some((f) => SPEC_TEXT.test(f)), process.env.OUI_SHARED_SPEC);
 
 function specInputs(dir: string): DiffInput[] {
   return readdirSync(dir)
-    .filter((f) => /^\d{3}_.*\.txt$/.test(f))
+    .filter((f) => SPEC_TEXT.test(f))
     .sort()
     .map((name) => ({ name, text: readFileSync(`${dir}${name}`, 'utf8') }));
 }
@@ -43,7 +42,6 @@ function rowIds(text: string): Set<string> {
 type Entry = string[] | string;
 const mapping = JSON.parse(read('docs/spec-sentences.json')) as { sentences: Record<string, Entry> };
 const matrixIds = rowIds(read('docs/conformance.md'));
-const proposedIds = existsSync(new URL('docs/conformance-proposed-rows.md', root)) ? rowIds(read('docs/conformance-proposed-rows.md')) : new Set<string>();
 
 // ------------------------------------------------------------------ the extractor on small diffs
 
@@ -166,14 +164,15 @@ describe('spec-sentences: the extractor', () => {
 
 // ------------------------------------------------------------------ the mapping against the spec texts
 
-const dir = specDir();
+describe('docs/spec-sentences.json against the spec texts and docs/conformance.md', () => {
+  const inputs = specInputs(sharedSpec ?? SPEC_COPY_DIR);
+  const sentences = extractSentences(inputs);
 
-describe('docs/spec-sentences.json against ../shared/spec and docs/conformance.md', { skip: dir ? false : 'no ../shared/spec beside the repository' }, () => {
-  const inputs = dir ? specInputs(dir) : [];
-  const sentences = dir ? extractSentences(inputs) : [];
   const entries = Object.entries(mapping.sentences);
 
   it('extracts from the oui-spec diffs only, and finds the sentences it must', () => {
+    // The repository's copy is what a CI clone without ../shared reads: it must not drift.
+    assert.deepEqual(specInputs(SPEC_COPY_DIR), inputs, 'test/spec differs from ../shared/spec');
     const ouiSpec = new Set(inputs.filter((i) => releaseRange(i.text)).map((i) => i.name));
     assert.ok(ouiSpec.size >= 2, 'the oui-spec diffs are there');
     for (const s of sentences) for (const a of s.at) assert.ok(ouiSpec.has(a.file), `${s.text} comes from ${a.file}, not an oui-spec diff`);
@@ -226,9 +225,6 @@ describe('docs/spec-sentences.json against ../shared/spec and docs/conformance.m
   it('names only rows that docs/conformance.md has', () => {
     const named = new Set(entries.flatMap(([, v]) => (Array.isArray(v) ? v : [])));
     const absent = [...named].filter((id) => !matrixIds.has(id)).sort();
-    const proposed = absent.filter((id) => proposedIds.has(id));
-    const unknown = absent.filter((id) => !proposedIds.has(id));
-    assert.deepEqual(unknown, [], 'row ids in no matrix and no proposal');
-    assert.deepEqual(proposed, [], `rows proposed in docs/conformance-proposed-rows.md, not yet merged into docs/conformance.md: ${proposed.join(', ')}`);
+    assert.deepEqual(absent, [], 'row ids docs/conformance.md does not have');
   });
 });

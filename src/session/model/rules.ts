@@ -1,6 +1,6 @@
 /**
  * Every conformance rule the session model checks: what traffic can show of
- * the spec texts in `/work/shared/spec/` (sections are the spec's own
+ * the spec texts in `../shared/spec/` (sections are the spec's own
  * numbers). `docs/conformance.md` is the matrix from each normative sentence
  * to the rule that checks it, or to why traffic cannot show it; a unit test
  * holds this table and that matrix to each other.
