@@ -23,6 +23,7 @@
  */
 
 import { isEffectKind } from './effects.ts';
+import { patternProblems } from './schema.ts';
 import { errorMessage as messageOf, escapePointerSegment } from './canonical.ts';
 import { isRecord } from './json-object.ts';
 import { OMIT, type CloneState, cloneJson, isArraySafe, kindOfRaw, safeGet } from './json-copy.ts';
@@ -132,47 +133,24 @@ function checkTimestamp(p: Problems, o: Obj, base: string, section: string, isRe
 
 /** `declared`: the id of a surface the client declares (its rule); otherwise an id some event names, charged to its sender. */
 /**
- * An id's pattern binds whoever declares it (§3.2, §4.2, §5.2). A request
- * that names an id only refers to it (`declared` false): echoing an id the
- * client got wrong is conformant, and naming one nobody declared is the
- * model's `request-unknown-surface`, so a reference is never checked here.
+ * An id's pattern binds whoever declares it (§3.2, §4.2, §5.2): the client,
+ * in what it registers and sends of its own. A runtime's request only refers
+ * to ids: echoing one the client got wrong is conformant, and naming one
+ * nobody declared is the model's `request-unknown-surface`, so references
+ * are not checked here.
  */
-function checkSurfaceIdValue(p: Problems, id: string, path: string, declared = true): void {
-  if (!declared) return;
+function checkSurfaceIdValue(p: Problems, id: string, path: string): void {
   const why = checkSurfaceId(id);
   if (why) p.error(path, `surface id ${JSON.stringify(id)} ${why}`, '§3.2', 'surface-id');
 }
 
-function checkActionIdValue(p: Problems, id: string, path: string, what: 'action' | 'observation', declared = true): void {
-  if (!declared) return;
+function checkActionIdValue(p: Problems, id: string, path: string, what: 'action' | 'observation'): void {
   const why = checkActionId(id);
   if (why) p.error(path, `${what} id ${JSON.stringify(id)} ${why}`, what === 'action' ? '§4.2' : '§5.2', what === 'action' ? 'action-id' : 'observation-id');
 }
 
-/** Members whose values are data, not schemas: a `pattern` or `$ref` inside them is a value. */
-const SCHEMA_DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
-
-/** Whether `source` is an ECMA-262 regular expression, as JSON Schema's `pattern` must be (with or without unicode mode). */
-function isEcmaPattern(source: string): boolean {
-  for (const flags of ['u', '']) {
-    try {
-      new RegExp(source, flags);
-      return true;
-    } catch {
-      /* try the other mode */
-    }
-  }
-  return false;
-}
-
-/**
- * What keeps an input schema from being "a valid JSON Schema object" that is
- * self-contained (§4.3), within a bounded walk: a `$ref` that leaves it, a
- * `pattern` (or `patternProperties` key) that is no ECMA-262 regular
- * expression. A pattern the inspector's own validator cannot run (a
- * lookaround) is valid JSON Schema, and no problem.
- */
-function schemaProblems(schema: unknown, base: string, out: Array<{ path: string; message: string }>): void {
+/** Looks for `$ref`s that leave the schema (§4.3: self-contained), within a bounded walk. */
+function externalRefs(schema: unknown, base: string, out: string[]): void {
   const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: schema, path: base, depth: 0 }];
   let visited = 0;
   while (stack.length > 0 && visited < 10_000 && out.length < 5) {
@@ -185,15 +163,8 @@ function schemaProblems(schema: unknown, base: string, out: Array<{ path: string
     }
     for (const k of Object.keys(v)) {
       const c = (v as Obj)[k];
-      if (SCHEMA_DATA_KEYWORDS.has(k)) continue;
-      if (k === '$ref' && typeof c === 'string' && !c.startsWith('#')) out.push({ path: ptr(path, k), message: 'the input schema MUST be self-contained (no external $ref)' });
-      else if (k === 'pattern' && typeof c === 'string' && !isEcmaPattern(c)) out.push({ path: ptr(path, k), message: `pattern ${JSON.stringify(c.slice(0, 80))} is not an ECMA-262 regular expression, so the input is no valid JSON Schema` });
-      else {
-        if (k === 'patternProperties' && isObj(c)) {
-          for (const key of Object.keys(c)) if (!isEcmaPattern(key)) out.push({ path: ptr(ptr(path, k), key), message: `patternProperties key ${JSON.stringify(key.slice(0, 80))} is not an ECMA-262 regular expression, so the input is no valid JSON Schema` });
-        }
-        stack.push({ v: c, path: ptr(path, k), depth: depth + 1 });
-      }
+      if (k === '$ref' && typeof c === 'string' && !c.startsWith('#')) out.push(ptr(path, k));
+      else stack.push({ v: c, path: ptr(path, k), depth: depth + 1 });
     }
   }
 }
@@ -215,9 +186,13 @@ function checkAction(p: Problems, a: unknown, base: string): a is Obj {
     if (a.input.type !== 'object') {
       p.warn(ptr(base, 'input'), `the input schema's top level SHOULD be type "object" (got ${JSON.stringify(a.input.type ?? null)})`, '§4.3', 'input-not-object');
     }
-    const problems: Array<{ path: string; message: string }> = [];
-    schemaProblems(a.input, ptr(base, 'input'), problems);
-    for (const x of problems) p.error(x.path, x.message, '§4.3', 'input-schema');
+    const refs: string[] = [];
+    externalRefs(a.input, ptr(base, 'input'), refs);
+    for (const r of refs) p.error(r, 'the input schema MUST be self-contained (no external $ref)', '§4.3', 'input-schema');
+    // A pattern that is no ECMA-262 regular expression makes the input no valid JSON Schema; one the validator cannot run is valid.
+    for (const x of patternProblems(a.input, 5, ptr(base, 'input'))) {
+      if (!x.ecma) p.error(x.path, `${x.message}, so the input is no valid JSON Schema`, '§4.3', 'input-schema');
+    }
   }
   optional(p, a, 'title', base, isString, 'a string', 'types: OUIAction', 'type-shape');
   if (hasOwn(a, 'effect') && !isEffectKind(a.effect)) {
@@ -370,9 +345,9 @@ function checkDeregister(p: Problems, pl: Obj, base: string): void {
 
 function checkRequest(p: Problems, pl: Obj, base: string): void {
   required(p, pl, 'requestId', base, isNonEmptyString, 'a non-empty string', '§7.3.1');
-  // Ids a request names are the runtime's to get right: no surface-id rule of the client's.
-  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.3.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'), false);
-  if (required(p, pl, 'actionId', base, isString, 'a string', '§7.3.1')) checkActionIdValue(p, pl.actionId as string, ptr(base, 'actionId'), 'action', false);
+  // The ids a request names are references to the client's declarations (see checkSurfaceIdValue).
+  required(p, pl, 'surfaceId', base, isString, 'a string', '§7.3.1');
+  required(p, pl, 'actionId', base, isString, 'a string', '§7.3.1');
   required(p, pl, 'params', base, isObj, 'an object', '§7.3.1');
   checkTimestamp(p, pl, base, '§7.3.1');
   if (hasOwn(pl, 'approval')) {
@@ -522,8 +497,8 @@ function checkObservationUpdate(p: Problems, pl: Obj, base: string): void {
 
 function checkObservationRequest(p: Problems, pl: Obj, base: string): void {
   // The spec texts give no fields for OUIObservationRequest: see types.ts.
-  if (required(p, pl, 'surfaceId', base, isString, 'a string', '§7.1')) checkSurfaceIdValue(p, pl.surfaceId as string, ptr(base, 'surfaceId'), false);
-  if (required(p, pl, 'observationId', base, isString, 'a string', '§7.1')) checkActionIdValue(p, pl.observationId as string, ptr(base, 'observationId'), 'observation', false);
+  required(p, pl, 'surfaceId', base, isString, 'a string', '§7.1');
+  required(p, pl, 'observationId', base, isString, 'a string', '§7.1');
   checkTimestamp(p, pl, base, '§7.1', false);
   optional(p, pl, 'requestId', base, isString, 'a string', '§7.1');
 }

@@ -24,6 +24,7 @@
 
 import { Validator, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import { linearRegExpError, withLinearRegExp } from './linear-regexp.ts';
+import { escapePointerSegment } from './canonical.ts';
 
 export interface SchemaError {
   /** JSON pointer (RFC 6901) into the validated value; '' is the value itself. */
@@ -96,8 +97,8 @@ function build(schema: unknown): Cached {
     // A private copy: cfworker defines properties on the schema objects it walks.
     const copy = JSON.parse(JSON.stringify(schema)) as Schema;
     dropFormats(copy);
-    const badPattern = findBadPattern(copy);
-    if (badPattern) return { error: badPattern };
+    const [badPattern] = patternProblems(copy, 1);
+    if (badPattern) return { error: badPattern.message };
     return { validator: new Validator(copy, draftOf(copy), false), root: copy };
   } catch (e) {
     return { error: messageOf(e) };
@@ -107,15 +108,30 @@ function build(schema: unknown): Cached {
 /** Keywords whose values are data, not schemas: never searched for patterns. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 
+/** A `pattern` or `patternProperties` name that cannot run here, and whether it is an ECMA-262 regular expression all the same. */
+export interface PatternProblem {
+  /** JSON pointer into the schema. */
+  path: string;
+  message: string;
+  /**
+   * It compiles as ECMA-262 (with or without unicode mode), as JSON Schema
+   * asks, but cannot run in linear time (a lookaround, a backreference): the
+   * schema is valid, this validator just cannot check it.
+   */
+  ecma: boolean;
+}
+
 /**
- * An invalid regular expression under `pattern` or as a `patternProperties`
- * name, found up front (cfworker would only throw on the first string it
- * tests). Bounded walk.
+ * Every `pattern` and `patternProperties` name that cannot run here, up to
+ * `max`, found up front (cfworker would only throw on the first string it
+ * tests). `const`, `enum`, `default` and examples are data, not schema.
+ * Bounded walk.
  */
-function findBadPattern(schema: unknown): string | null {
-  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: schema, path: '', depth: 0 }];
+export function patternProblems(schema: unknown, max = 5, base = ''): PatternProblem[] {
+  const out: PatternProblem[] = [];
+  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: schema, path: base, depth: 0 }];
   let visited = 0;
-  while (stack.length > 0 && visited++ < 50_000) {
+  while (stack.length > 0 && visited++ < 50_000 && out.length < max) {
     const { v, path, depth } = stack.pop()!;
     if (typeof v !== 'object' || v === null || depth > 256) continue;
     if (Array.isArray(v)) {
@@ -124,30 +140,40 @@ function findBadPattern(schema: unknown): string | null {
     }
     for (const k of Object.keys(v)) {
       const c = (v as Record<string, unknown>)[k];
-      const at = `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const at = `${path}/${escapePointerSegment(k)}`;
       if (k === 'pattern' && typeof c === 'string') {
-        const why = regexError(c);
-        if (why) return `invalid pattern at ${at}: ${why}`;
+        const p = patternProblem(c, at, `pattern at ${at}`);
+        if (p) out.push(p);
       } else if (k === 'patternProperties' && typeof c === 'object' && c !== null && !Array.isArray(c)) {
-        for (const p of Object.keys(c)) {
-          const why = regexError(p);
-          if (why) return `invalid patternProperties name at ${at}: ${why}`;
+        for (const name of Object.keys(c)) {
+          const p = patternProblem(name, `${at}/${escapePointerSegment(name)}`, `patternProperties name at ${at}`);
+          if (p) out.push(p);
         }
       }
       if (!DATA_KEYWORDS.has(k) && typeof c === 'object' && c !== null) stack.push({ v: c, path: at, depth: depth + 1 });
     }
   }
-  return null;
+  return out;
 }
 
-function regexError(source: string): string | null {
+function patternProblem(source: string, path: string, what: string): PatternProblem | null {
   try {
     new RegExp(source, 'u');
   } catch (e) {
-    return messageOf(e);
+    return { path, message: `invalid ${what}: ${messageOf(e)}`, ecma: compiles(source) };
   }
   const linear = linearRegExpError(source);
-  return linear ? `${JSON.stringify(source)} cannot run in linear time (${linear}); not checked` : null;
+  return linear ? { path, message: `invalid ${what}: ${JSON.stringify(source)} cannot run in linear time (${linear}); not checked`, ecma: true } : null;
+}
+
+/** Whether `source` compiles as an ECMA-262 regular expression without unicode mode. */
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function getValidator(schema: unknown): Cached {
@@ -170,8 +196,8 @@ function getValidator(schema: unknown): Cached {
 }
 
 /** `#/a%20b/0` (cfworker's URI-fragment form) → `/a b/0`. */
-function toPointer(location: string): string {
-  let p = location.startsWith('#') ? location.slice(1) : location;
+function toPointer(fragment: string): string {
+  let p = fragment.startsWith('#') ? fragment.slice(1) : fragment;
   try {
     p = decodeURIComponent(p);
   } catch {

@@ -68,14 +68,11 @@ export function checkApproval(
 
   const what = `${req.surfaceId}/${req.actionId}`;
   const why = action.effect === 'transaction' ? 'a transaction' : 'a destructive write (confirm: true)';
-  const raise = (rule: 'approval-missing' | 'approval-hash-mismatch' | 'approval-params-unhashable', message: string) =>
+  const raise = (rule: 'approval-missing' | 'approval-params-unhashable', message: string) =>
     track.log.raise({ rule, client: track.key, subject: req.requestId, message, events: [at.id], t: at.t });
-  // A malformed argsHash is the parser's finding (approval-hash-format); it cannot match either.
   if (!carried) raise('approval-missing', `request ${q(req.requestId)} for ${what}, ${why}, carries no approval`);
   if (!recomputed.ok) raise('approval-params-unhashable', `params of request ${q(req.requestId)} for ${what} have no canonical JSON, so no approval can match them: ${recomputed.error}`);
-  else if (carried && typeof carried.argsHash === 'string' && ARGS_HASH_PATTERN.test(carried.argsHash) && !hashMatches) {
-    raise('approval-hash-mismatch', `approval.argsHash of request ${q(req.requestId)} is ${carried.argsHash}, but argsHash(params) is ${recomputed.hash}`);
-  }
+  else checkCarriedApproval(c, req, recomputed, at);
   return check;
 }
 
@@ -85,18 +82,24 @@ export function checkApproval(
  * still names the request the user approved, so its argsHash must be that
  * request's. Whether the action may run without it is not this check's.
  */
-export function checkCarriedApproval(c: EventContext, req: { requestId: string; params: unknown; approval: unknown }): void {
+export function checkCarriedApproval(
+  c: EventContext,
+  req: { requestId: string; params: unknown; approval: unknown },
+  recomputed?: ApprovalCheck['recomputed'],
+  at: { id: string; t: number } = c.ev,
+): void {
   const carried = isObj(req.approval) ? (req.approval as unknown as OUIActionApproval) : undefined;
+  // A malformed argsHash is the parser's finding (approval-hash-format); it cannot match either.
   if (!carried || typeof carried.argsHash !== 'string' || !ARGS_HASH_PATTERN.test(carried.argsHash)) return;
-  const recomputed = recomputeArgsHash(req.params);
-  if (!recomputed.ok || carried.argsHash === recomputed.hash) return;
+  const r = recomputed ?? recomputeArgsHash(req.params);
+  if (!r.ok || carried.argsHash === r.hash) return;
   c.track.log.raise({
     rule: 'approval-hash-mismatch',
     client: c.track.key,
     subject: req.requestId,
-    message: `approval.argsHash of request ${q(req.requestId)} is ${carried.argsHash}, but argsHash(params) is ${recomputed.hash}`,
-    events: [c.ev.id],
-    t: c.ev.t,
+    message: `approval.argsHash of request ${q(req.requestId)} is ${carried.argsHash}, but argsHash(params) is ${r.hash}`,
+    events: [at.id],
+    t: at.t,
   });
 }
 

@@ -143,8 +143,6 @@ export class ClientTrack {
    * began later has seen registrations, not the set.
    */
   setComplete = false;
-  /** Events applied to this client, counting lifecycle ones. */
-  eventsSeen = 0;
   /** The hashes of the mounted set as the client sent it (its own order, and by id), since the last change. */
   setHashes: string[] = [];
   /** Approval grants the traffic showed (`x-approval:*` with expiresAt), approvalId → expiresAt. */
@@ -152,8 +150,8 @@ export class ClientTrack {
   /** Single-use grants a run has used, approvalId → the request that ran on it. */
   readonly usedGrants = new BoundedMap<string, string>(10_000);
   readonly observationMeta = new Map<string, ObservationMeta>();
-  /** `observation:request`s waiting for an update, by `surfaceId/observationId`. */
-  readonly pulls = new BoundedMap<string, { t: number; eventId: string; n: number }>(1000);
+  /** How many `observation:request`s wait for an update, by `surfaceId/observationId`. */
+  readonly pulls = new BoundedMap<string, number>(1000);
   /** `observation:request` event id → its `surfaceId/observationId`, for the client's acknowledgment. */
   readonly pullEvents = new BoundedMap<string, string>(1000);
 
@@ -250,6 +248,11 @@ function limitOf(limits: ModelLimits, listName: 'lifecycle' | 'hashes' | 'surfac
     case 'acks':
       return limits.maxAcks;
   }
+}
+
+/** The runtime's deadline for the answer a request waits for (§7.5): the interim acknowledgment of an async one, else the final result. */
+export function deadlineOf(track: ClientTrack, entry: RequestEntry): number {
+  return entry.meta.async ? track.timers.asyncAckMs : track.timers.syncMs;
 }
 
 /** What every handler gets. */

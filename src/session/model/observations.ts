@@ -189,8 +189,7 @@ export function onObservationRequest(c: EventContext, p: Record<string, unknown>
   if (typeof p.surfaceId !== 'string' || typeof p.observationId !== 'string') return;
   const key = keyOf(p.surfaceId, p.observationId);
   // Pulls of one observation can overlap; each is answered by one update, in whatever order.
-  const pending = c.track.pulls.get(key);
-  c.track.pulls.set(key, { t: c.ev.t, eventId: c.ev.id, n: (pending?.n ?? 0) + 1 });
+  c.track.pulls.set(key, (c.track.pulls.get(key) ?? 0) + 1);
   c.track.pullEvents.set(c.ev.id, key);
 }
 
@@ -203,8 +202,7 @@ export function onPullAck(track: ClientTrack, requestEventId: string, ok: boolea
 }
 
 function answerPull(track: ClientTrack, key: string): void {
-  const pending = track.pulls.get(key);
-  if (!pending) return;
-  if (pending.n > 1) pending.n--;
+  const pending = track.pulls.get(key) ?? 0;
+  if (pending > 1) track.pulls.set(key, pending - 1);
   else track.pulls.delete(key);
 }

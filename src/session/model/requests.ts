@@ -7,7 +7,7 @@
 import { BoundedMap } from './bounded.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { checkApproval, checkCarriedApproval, needsApproval } from './approvals.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './client-track.ts';
+import { deadlineOf, isObj, q, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './client-track.ts';
 import { errorsLine, validate } from './payload.ts';
 import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './session-checks.ts';
 import type { AckRecord, RequestState } from './types.ts';
@@ -47,10 +47,7 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   };
   const { surface, action } = track.findAction(surfaceId, actionId);
   if (action) state.action = action;
-  const entry: RequestEntry = {
-    state,
-    meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest) },
-  };
+  const entry: RequestEntry = { state, meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest) } };
   track.addRequest(entry);
   track.sends.set(ev.id, requestId);
 
@@ -60,19 +57,17 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   checkKnownSurfaces(c, requestId, p.knownSurfaces);
 
   const what = `${surfaceId}/${actionId}`;
+  /** The surface changed (`at`) so shortly before that this request crossed the change on the wire. */
+  const crossed = (at: number | undefined) => at !== undefined && ev.t - at < CROSSING_MS;
   let expect: Expectation | undefined;
   if (track.setComplete && !track.closed && !surface) {
     expect = { code: 'SURFACE_UNAVAILABLE', why: `surface ${surfaceId} is not registered` };
     const rule = unknownSurfaceRule(track, surfaceId);
     const why = rule === 'request-unknown-surface' ? 'which this client has not registered' : 'which the transport loss deregistered and the client has not registered again';
-    const removed = track.removedAt.get(surfaceId);
-    const crossing = rule === 'request-unknown-surface' && removed !== undefined && ev.t - removed < CROSSING_MS;
-    if (!crossing) raise(rule, requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, ${why}; it should answer SURFACE_UNAVAILABLE`);
+    if (rule !== 'request-unknown-surface' || !crossed(track.removedAt.get(surfaceId))) raise(rule, requestId, `request ${q(requestId)} targets surface ${q(surfaceId)}, ${why}; it should answer SURFACE_UNAVAILABLE`);
   } else if (surface && !action) {
     expect = { code: 'ACTION_NOT_FOUND', why: `surface ${surfaceId} declares no action ${actionId}` };
-    const replaced = track.replacedAt.get(surfaceId);
-    const crossing = replaced !== undefined && ev.t - replaced < CROSSING_MS;
-    if (!crossing) raise('request-unknown-action', requestId, `request ${q(requestId)} asks for action ${q(actionId)}, which surface ${q(surfaceId)} does not declare; it should answer ACTION_NOT_FOUND`);
+    if (!crossed(track.replacedAt.get(surfaceId))) raise('request-unknown-action', requestId, `request ${q(requestId)} asks for action ${q(actionId)}, which surface ${q(surfaceId)} does not declare; it should answer ACTION_NOT_FOUND`);
   } else if (action) {
     const verdict = validate(p.params, action.input);
     if (!verdict.valid) {
@@ -142,11 +137,6 @@ export function resolveUnavailable(c: EventContext, which: (req: RequestState) =
     req.status = 'failed';
     track.open.delete(entry);
   }
-}
-
-/** The runtime's deadline for the answer a request waits for (§7.5): the interim acknowledgment of an async one, else the final result. */
-export function deadlineOf(track: ClientTrack, entry: RequestEntry): number {
-  return entry.meta.async ? track.timers.asyncAckMs : track.timers.syncMs;
 }
 
 /**

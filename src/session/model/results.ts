@@ -7,10 +7,9 @@
 import type { OUIActionResult } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { REFUSAL_CODES, approvalOutcome, learnAction, noteGrantSpent, noteRunStart } from './approvals.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
+import { deadlineOf, isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry, type ResultRef, type ResultRole } from './client-track.ts';
 import { checkResultHash, checkSettledHash, checkSurfacesPresent, sentResult } from './hashes.ts';
 import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, lostWithTransport, noteHeldSurfaces } from './session-checks.ts';
-import { deadlineOf } from './requests.ts';
 import { onObservationSnapshot } from './observations.ts';
 import { errorsLine, validate } from './payload.ts';
 import { internSurfaces, onReported } from './surfaces.ts';
@@ -74,13 +73,9 @@ export function onResult(c: EventContext, r: Result, parked = false): void {
   const { track, ev } = c;
   const entry = track.entries.get(requestId);
   if (!entry) {
-    // An answer, sent on the new connection, to a request the lost one carried: the runtime resolved it (§7.6.1) and discards it.
-    if (track.previous?.entries.has(requestId)) {
-      checkResultHash(c, r, requestId, undefined);
-      if (!track.closed) applyClientState(c, r);
-      return;
-    }
-    if (!track.forgotten.has(requestId)) return park(c, r, requestId);
+    // Known all the same: a request dropped to stay bounded, or one the lost connection this one replaces carried (the runtime
+    // resolved it, §7.6.1, and discards the answer sent on the new connection).
+    if (!track.forgotten.has(requestId) && !track.previous?.entries.has(requestId)) return park(c, r, requestId);
     checkResultHash(c, r, requestId, undefined);
     if (!track.closed) applyClientState(c, r);
     return;

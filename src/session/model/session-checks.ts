@@ -8,7 +8,7 @@
  * handlers; what they need to remember is kept beside the track.
  */
 import { BoundedMap } from './bounded.ts';
-import { isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry } from './client-track.ts';
+import { deadlineOf, isObj, q, secs, type ClientTrack, type EventContext, type RequestEntry } from './client-track.ts';
 import { versionAtLeast } from './rules.ts';
 
 interface Memory {
@@ -115,7 +115,7 @@ export function checkRepeat(c: EventContext, entry: RequestEntry): void {
 
   // A refusal on receipt frees the sender to try again.
   if (meta.receiptRefused) return;
-  const limit = meta.async ? track.timers.asyncAckMs : track.timers.syncMs;
+  const limit = deadlineOf(track, entry);
   const answer = meta.async ? (meta.firstInterim ?? meta.final) : meta.final;
   // An answer the client sent asking for an acknowledgment that never came may never have reached the runtime:
   // then its timer ran out, and this send is a retry.

@@ -192,7 +192,8 @@ export class SessionModel {
   }
 
   private dispatch(track: ClientTrack, ev: WireEvent): void {
-    track.eventsSeen++;
+    // Nothing counted yet: this is the first event the capture shows of the client.
+    const first = Object.keys(track.state.counts).length === 0;
     const c = this.context(track, ev);
     const { id, t } = c.ev;
     if (c.ev.injected) this.experiments.noteInjected(id);
@@ -208,7 +209,7 @@ export class SessionModel {
         else if (typeof ev.type === 'string' && TRANSPORT_UP.has(ev.type)) {
           track.closed = undefined;
           // The capture saw the connection begin: every registration on it is seen, so the mounted set is whole.
-          if (track.eventsSeen === 1) track.setComplete = true;
+          if (first) track.setComplete = true;
         }
         return;
       case 'ack':

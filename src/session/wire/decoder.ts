@@ -293,8 +293,7 @@ export class WireDecoder {
 
   /** Every namespace of an Engine.IO session lost its transport. */
   private sessionLost(session: EngineSession, t: number): void {
-    // As sessionEvent: a session seen only from its end (a late capture) is its default namespace's.
-    for (const ns of session.namespaces.size ? session.namespaces : ['/']) this.lost(socketKey(session, ns), t);
+    for (const ns of namespacesOf(session)) this.lost(socketKey(session, ns), t);
   }
 
   private target(key: string, target: InjectTarget): void {
@@ -528,7 +527,7 @@ export class WireDecoder {
 
   /** A transport-level happening of an Engine.IO session: one event per namespace on it (each is its own OUI client). */
   private sessionEvent(state: RawState, session: EngineSession, item: CapturedItem, fields: Partial<WireEvent> & { kind: WireEvent['kind'] }, offset = 0): WireEvent[] {
-    const namespaces = session.namespaces.size ? [...session.namespaces] : ['/'];
+    const namespaces = namespacesOf(session);
     return namespaces.map((ns, i) => {
       const { kind, ...rest } = fields;
       const ev = this.base(item, this.socketClient(state, session, ns), kind, rest);
@@ -708,4 +707,9 @@ function directType(method: string, value: unknown, t: number): { type: string; 
   }
   if (v && typeof v === 'object' && 'observationId' in v) return { type: 'observation:update', payload: value };
   return null;
+}
+
+/** The namespaces a session-wide happening concerns: those seen on it, or the default one of a session seen only from its end (a late capture). */
+function namespacesOf(session: EngineSession): string[] {
+  return session.namespaces.size ? [...session.namespaces] : ['/'];
 }
