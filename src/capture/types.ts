@@ -101,3 +101,19 @@ export type InjectTarget =
 export function pairingKey(a: string, b: string): string {
   return a < b ? `postmessage:${a}<->${b}` : `postmessage:${b}<->${a}`;
 }
+
+/**
+ * A worker the page started, as the coverage view lists it: captured (its
+ * WebSockets are tapped by a hook of its own) or not, and why, in one line.
+ */
+export interface WorkerCoverage {
+  /** The script URL, resolved against the page that created the worker. */
+  url: string;
+  kind: 'dedicated' | 'shared';
+  type: 'classic' | 'module';
+  captured: boolean;
+  /** Why not (or what is partial), for the coverage view. */
+  reason?: string;
+  /** The worker hook's id, whose items carry it, when captured. */
+  hook?: string;
+}
