@@ -61,7 +61,8 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
 
   port.onmessage = (e: MessageEvent) => {
     try {
-      const m = readHookCommand(e.data);
+      // Through the browser's own getter: a page that redefined MessageEvent.prototype.data must not read a command.
+      const m = readHookCommand(natives.messageData(e));
       if (!m) return;
       if (m.type === 'subscribe') {
         buffer.subscribe(m.cursors, {

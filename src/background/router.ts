@@ -96,8 +96,9 @@ export function createRouter(deps: RouterDeps) {
       } else if (m.type === 'subscribe') {
         void deps.sendToTab(tabId, m);
       } else {
+        // An injection or a hold names one frame; sent to every frame, a third-party frame's hook would read it.
         const { frameId, ...command } = m;
-        void deps.sendToTab(tabId, command, frameId);
+        if (frameId !== undefined) void deps.sendToTab(tabId, command, frameId);
       }
     });
     port.onDisconnect.addListener(() => {

@@ -6,7 +6,8 @@
  * and patches its realm's Array and String built-ins to read whatever passes
  * through them. The panel shows nothing forged under the widget's client,
  * and an injection into the widget reaches the widget's frame only: the
- * third party reads neither the command nor the requestId.
+ * third party reads neither the command nor the requestId, not even through a
+ * redefined MessageEvent.prototype.data (nor does such code in the host's frame).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +41,9 @@ const thirdParty = `<!doctype html><title>third</title><script>
     const f = String.prototype[name];
     String.prototype[name] = function (...a) { keep(String(this)); return f.apply(this, a); };
   }
+  // And every message event's data, through a redefined MessageEvent.prototype.data, as analytics or an attacker would.
+  const dataGetter = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
+  Object.defineProperty(MessageEvent.prototype, 'data', { configurable: true, enumerable: true, get() { const v = dataGetter.call(this); keep(v); return v; } });
   // Forged traffic: untrusted events claiming to come from the host, after making this window look like the widget's frame.
   const fakeTop = { frames: null, length: 1, parent: null };
   Object.defineProperty(window, 'parent', { value: fakeTop, configurable: true });
@@ -70,6 +74,9 @@ describe('postMessage isolation', () => {
         <iframe id="third" src="${thirdServer.url}/third"></iframe>
         <script>
           window.results = [];
+          window.dataSeen = [];
+          const dataGetter = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
+          Object.defineProperty(MessageEvent.prototype, 'data', { configurable: true, enumerable: true, get() { const v = dataGetter.call(this); try { window.dataSeen.push(JSON.stringify(v)); } catch {} return v; } });
           addEventListener('message', (e) => {
             if (e.data && e.data.type === 'action:result') window.results.push(e.data.payload.requestId);
             if (e.data && e.data.type === 'surface:register' && e.source === document.getElementById('widget').contentWindow && !location.search.includes('quiet')) {
@@ -115,9 +122,12 @@ describe('postMessage isolation', () => {
     const requestId = (await row.getAttribute('data-request-id'))!;
     const widgetFrame = app.frames().find((f) => f.url().includes('/widget'))!;
     assert.ok(((await widgetFrame.evaluate('window.handled')) as string[]).includes(requestId), 'the widget ran the injected request');
-    // The answer was kept from the host's runtime, and the third party saw nothing of the command.
-    await app.waitForTimeout(300);
+    // The answer was kept from the host's runtime (the panel's "success" is that answer, captured in the host's
+    // frame in the same dispatch that would have reached its listener), and no frame's hostile code saw the command.
     assert.ok(!((await app.evaluate('window.results')) as string[]).includes(requestId), "the answer was held from the app's runtime");
+    const hostSeen = ((await app.evaluate('window.dataSeen')) as string[]).join('\n');
+    assert.match(hostSeen, /action:result/, "the host's spy did read message events");
+    assert.ok(!hostSeen.includes(requestId), "the host frame's spy never read the hold command's requestId");
     const seen = ((await third.evaluate('window.seen')) as string[]).join('\n');
     assert.ok(seen.length > 0, 'the third party did read its own realm');
     assert.ok(!seen.includes(requestId), 'the third party never saw the requestId');

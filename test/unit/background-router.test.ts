@@ -140,9 +140,8 @@ describe('background router: panels', () => {
       { tabId: 1, message: { type: 'subscribe', cursors: { 'h/c1': 3 } }, frameId: undefined },
       // Read through the catalogue: only the command's own fields go on, and the frame it is for.
       { tabId: 1, message: { type: 'hook:inject', id: 'i', target, hold: [], frame: '{}' }, frameId: 4 },
-      { tabId: 1, message: { type: 'hook:hold', id: 'k', scope: 's', hold: ['r1'] }, frameId: undefined },
+      // A hold or an injection that names no frame (1.5 is none) goes nowhere: never to every frame of the tab.
       { tabId: 1, message: { type: 'subscribe', cursors: {} }, frameId: undefined },
-      { tabId: 1, message: { type: 'hook:inject', id: 'j', target, hold: ['r2'] }, frameId: undefined },
     ]);
   });
 
