@@ -1,11 +1,16 @@
 /**
- * What this document's hook knows about the edges of its capture: the workers
- * the page started (captured or not, and why). Read only when a panel asks for
- * coverage; bounded, and what no longer fits is counted.
+ * What this document's hook knows about the edges of its capture: its child
+ * frames as its DOM describes them (so the panel can name the ones no hook
+ * reported, and why), and the workers the page started (captured or not, and
+ * why). Read only when a panel asks; bounded, and what no longer fits is
+ * counted.
  */
 import type { WorkerCoverage } from '../src/capture/types.ts';
+import type { ChildFrame, FrameReport } from '../src/capture/coverage.ts';
+import { natives } from './natives.ts';
 
 const MAX_WORKERS = 200;
+const MAX_CHILDREN = 500;
 const workers: WorkerCoverage[] = [];
 let workersDropped = 0;
 
@@ -21,4 +26,106 @@ export function noteWorker(w: WorkerCoverage): WorkerCoverage {
 
 export function workersSeen(): { workers: WorkerCoverage[]; dropped: number } {
   return { workers: workers.slice(), dropped: workersDropped };
+}
+
+// The DOM's own functions, taken before page scripts: a page that replaces them later cannot make the report throw.
+const call = Function.prototype.call;
+const uncurry = <T>(f: unknown): ((self: unknown, ...args: unknown[]) => T) | undefined => (typeof f === 'function' ? (call.bind(f) as (self: unknown, ...args: unknown[]) => T) : undefined);
+const getterOf = (proto: object | undefined, name: string) => (proto ? Object.getOwnPropertyDescriptor(proto, name)?.get : undefined);
+const querySelectorAll = uncurry<NodeListOf<Element>>(Document.prototype.querySelectorAll);
+const getAttribute = uncurry<string | null>(Element.prototype.getAttribute);
+const hasAttribute = uncurry<boolean>(Element.prototype.hasAttribute);
+const localName = uncurry<string>(getterOf(Element.prototype, 'localName'));
+const nodeListLength = uncurry<number>(getterOf(NodeList.prototype, 'length'));
+const nodeListItem = uncurry<Element | null>(NodeList.prototype.item);
+const windows = {
+  iframe: uncurry<Window | null>(getterOf(globalThis.HTMLIFrameElement?.prototype, 'contentWindow')),
+  frame: uncurry<Window | null>(getterOf(globalThis.HTMLFrameElement?.prototype, 'contentWindow')),
+  object: uncurry<Window | null>(getterOf(globalThis.HTMLObjectElement?.prototype, 'contentWindow')),
+};
+const sources = {
+  iframe: uncurry<string>(getterOf(globalThis.HTMLIFrameElement?.prototype, 'src')),
+  frame: uncurry<string>(getterOf(globalThis.HTMLFrameElement?.prototype, 'src')),
+  object: uncurry<string>(getterOf(globalThis.HTMLObjectElement?.prototype, 'data')),
+};
+const locationHref = uncurry<string>(getterOf(Location.prototype, 'href'));
+/** `self.origin` is [Replaceable]: a page may redefine it on its window, never this getter (a creator's origin for about:blank, 'null' when opaque). */
+const ownOrigin = (() => {
+  for (let o: object | null = window; o; o = Object.getPrototypeOf(o) as object | null) {
+    const d = Object.getOwnPropertyDescriptor(o, 'origin');
+    if (d) return uncurry<string>(d.get);
+  }
+  return undefined;
+})();
+
+/** A window's URL when this document may read it (same origin), else undefined; never throws. */
+function readableUrl(w: Window): string | undefined {
+  try {
+    const loc = w.location;
+    return locationHref ? locationHref(loc) : loc.href;
+  } catch {
+    return undefined;
+  }
+}
+
+function childFrames(): ChildFrame[] {
+  const count = natives.frameCount(window);
+  const children: ChildFrame[] = [];
+  const found = new Set<number>();
+  const list = querySelectorAll && document ? querySelectorAll(document, 'iframe,frame,object') : null;
+  const n = list && nodeListLength ? Math.min(nodeListLength(list), MAX_CHILDREN) : 0;
+  for (let k = 0; k < n; k++) {
+    const el = nodeListItem!(list, k);
+    if (!el) continue;
+    const tag = localName ? localName(el) : el.localName;
+    if (tag !== 'iframe' && tag !== 'frame' && tag !== 'object') continue;
+    const w = windows[tag]?.(el);
+    if (!w) continue;
+    let index = -1;
+    for (let i = 0; i < count; i++) {
+      if (window[i] === w) {
+        index = i;
+        break;
+      }
+    }
+    if (index < 0) continue;
+    found.add(index);
+    const srcdoc = tag === 'iframe' && hasAttribute?.(el, 'srcdoc');
+    const sandbox = tag === 'iframe' ? getAttribute?.(el, 'sandbox') : null;
+    const url = readableUrl(w);
+    children.push({
+      index,
+      element: tag,
+      src: srcdoc ? 'about:srcdoc' : (sources[tag]?.(el) ?? ''),
+      ...(url !== undefined ? { url } : {}),
+      ...(typeof sandbox === 'string' ? { sandbox } : {}),
+    });
+  }
+  // Frames the document's own tree does not hold (in a shadow root, or a detached element's window still counted).
+  for (let i = 0; i < count && children.length < MAX_CHILDREN; i++) {
+    if (found.has(i)) continue;
+    const w = window[i];
+    const url = w ? readableUrl(w) : undefined;
+    children.push({ index: i, element: '', src: '', ...(url !== undefined ? { url } : {}) });
+  }
+  return children;
+}
+
+/** This frame as the coverage view lists it; never throws (what cannot be read is left out). */
+export function frameReport(path: string): FrameReport {
+  let children: ChildFrame[] = [];
+  try {
+    children = childFrames();
+  } catch {
+    // A frame tree that cannot be read is reported without children; the frames that speak still appear.
+  }
+  let url = '';
+  let origin = 'null';
+  try {
+    url = locationHref ? locationHref(location) : location.href;
+    origin = ownOrigin ? ownOrigin(window) : self.origin;
+  } catch {
+    // Left as unknown.
+  }
+  return { path, url, origin, children, workers: workers.slice(), workersDropped };
 }

@@ -8,6 +8,7 @@ import { HOOK_PORT_MARKER, PROTOCOL, readHookCommand, type HookMessage, type Inj
 import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
+import { frameReport } from './coverage.ts';
 
 /** While items still wait for their payload (a Blob being read), a flush tries again this often, this many times (about a second) before it answers with what is still waiting. */
 const FLUSH_RETRY_MS = 16;
@@ -73,6 +74,8 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
         buffer.unsubscribe();
       } else if (m.type === 'hook:flush') {
         flushThenMark(m.id, 0);
+      } else if (m.type === 'hook:coverage') {
+        send({ type: 'coverage', hook: buffer.hook, report: frameReport(framePath(window)) });
       } else if (onCommand) {
         onCommand(m, send);
       }

@@ -12,10 +12,11 @@ import { Approvals } from './views/approvals.tsx';
 import { Findings, counted, severityCounts } from './views/findings.tsx';
 import { Inject, clientOption } from './views/inject.tsx';
 import { TimersButton } from './views/timers.tsx';
+import { Coverage, CoverageWarning } from './views/coverage.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar } from '../src/session/har/export.ts';
 
-const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
+const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
   { id: 'surfaces', label: 'Surfaces', render: () => <Surfaces /> },
   { id: 'hashes', label: 'Hashes', render: () => <Hashes /> },
@@ -24,6 +25,7 @@ const VIEWS: Array<{ id: View; label: string; render: () => JSX.Element }> = [
   { id: 'approvals', label: 'Approvals', render: () => <Approvals /> },
   { id: 'findings', label: 'Findings', render: () => <Findings /> },
   { id: 'inject', label: 'Inject', render: () => <Inject /> },
+  { id: 'coverage', label: 'Coverage', render: (tabId) => <Coverage tabId={tabId} /> },
 ];
 
 function download(store: PanelStore, har?: boolean): void {
@@ -194,12 +196,13 @@ export function App({ tabId }: { tabId: number | null }) {
           </span>
         )}
         {recorder.evicted > 0 && <span class="warn">{recorder.evicted} oldest events dropped from the panel</span>}
+        {source.value === 'live' && <CoverageWarning />}
       </header>
       {source.value === 'live' && <CaptureBanner tabId={tabId} />}
       <Tabs />
       <Notice />
       <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>
-        {current.render()}
+        {current.render(tabId)}
       </div>
     </div>
   );

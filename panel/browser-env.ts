@@ -3,7 +3,7 @@
  * touches extension APIs and localStorage. Everything else reaches them through
  * the `PanelEnv` the store is given, so it runs in Node tests as well.
  */
-import type { SitesSync } from '../src/messages.ts';
+import type { FramesReload, SitesSync } from '../src/messages.ts';
 import { connectPanel } from './connection.ts';
 import type { PanelEnv } from './store.ts';
 
@@ -34,6 +34,10 @@ export function browserEnv(): PanelEnv {
       remove: async (origins) => void (await chrome.permissions.remove({ origins })),
       sync: async () => void (await chrome.runtime.sendMessage({ type: 'sites:sync' } satisfies SitesSync)),
       reload: (tabId) => chrome.tabs.reload(tabId),
+      reloadFrames: async (tabId, origin) => {
+        const answer = (await chrome.runtime.sendMessage({ type: 'frames:reload', tabId, origin } satisfies FramesReload)) as { error?: string } | undefined;
+        if (answer?.error) throw new Error(answer.error);
+      },
       inspectedOrigin,
     },
     // A navigation to a site the hook does not run on sends nothing: only DevTools tells the panel it happened.

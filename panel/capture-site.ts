@@ -23,6 +23,8 @@ export interface SiteAccess {
   /** Has the background register the content scripts again, and waits until it has. */
   sync(): Promise<void>;
   reload(tabId: number): Promise<void>;
+  /** Reloads only the tab's frames of `origin` (the rest of the page keeps its state). */
+  reloadFrames(tabId: number, origin: string): Promise<void>;
   inspectedOrigin(): Promise<string | null>;
 }
 
@@ -67,6 +69,22 @@ export class CaptureSite {
     await this.refreshEnabled();
     if (tabId !== null) await this.access.reload(tabId);
     return true;
+  }
+
+  /** One frame's site (a user gesture must lead here): asked for, registered, and that site's frames reloaded, not the page. */
+  async enableFrames(pattern: string, origin: string | null, tabId: number | null): Promise<boolean> {
+    const granted = await this.access.request([pattern]);
+    if (!granted) return false;
+    await this.access.sync();
+    await this.refreshEnabled();
+    if (tabId !== null && origin) await this.access.reloadFrames(tabId, origin);
+    return true;
+  }
+
+  /** Registers the hook again for the enabled sites first: a frame that loaded before its site was enabled gets it on reload. */
+  async reloadFrames(tabId: number, origin: string): Promise<void> {
+    await this.access.sync();
+    await this.access.reloadFrames(tabId, origin);
   }
 
   async enableSite(origin: string, tabId: number | null): Promise<boolean> {

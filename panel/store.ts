@@ -22,11 +22,12 @@ import { PROTOCOL } from '../src/messages.ts';
 import type { Connection, ConnectionHandlers } from './connection.ts';
 import { Injector, type SavedStore } from './injector.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
+import { COVERAGE_POLL_MS, CoverageWatch } from './coverage-watch.ts';
 import { TimelineFilter, requestIdOf, type FilterLookup } from './timeline-filter.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import type { Category } from './format.ts';
 
-export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject';
+export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'coverage';
 export type DetailTab = 'payload' | 'raw' | 'exchange';
 
 /** What the browser gives the panel; tests give plain objects. */
@@ -90,6 +91,8 @@ export class PanelStore {
 
   readonly injector: Injector;
   readonly site: CaptureSite;
+  /** Which frames and workers of the tab the capture sees, and why not the others. */
+  readonly coverage = new CoverageWatch(() => this.recorder.clients.values());
   /** Read at call time: the recorder and the model are replaced on import, clear and rebuilds. */
   readonly lookup: FilterLookup = {
     request: (client, id) => this.model.clients.get(client)?.requests.get(id),
@@ -196,11 +199,15 @@ export class PanelStore {
         if (message.type === 'answer') return this.injector.onAnswer(message);
         if (this.source.value !== 'live') return;
         this.site.heardHook();
+        if (message.type === 'coverage') return this.coverage.heard(frameId, message.hook, undefined, message.report);
+        if (message.type === 'state') this.coverage.heard(frameId, message.hook, message.path);
+        const clientsBefore = this.recorder.clients.size;
         const fresh = this.recorder.accept(frameId, message);
         if (this.recorder.otherProtocol !== undefined && !this.notice.value) this.notice.value = protocolNotice(this.recorder.otherProtocol);
         // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
         this.feed.noteHook(message.hook, Date.now());
         if (fresh.length) this.feedLive(fresh);
+        if (this.recorder.clients.size !== clientsBefore) this.coverage.touch();
         if (fresh.length || message.type === 'items') this.redraw();
       },
       status: (on) => {
@@ -223,7 +230,23 @@ export class PanelStore {
       },
     });
     this.site.expectHook();
-    this.env.onNavigated?.(() => this.site.expectHook());
+    this.env.onNavigated?.(() => {
+      this.site.expectHook();
+      this.coverage.reset();
+    });
+    const askCoverage = () => {
+      if (this.source.value !== 'live') return;
+      this.coverage.nextRound();
+      this.connection?.send({ type: 'hook:coverage' });
+      this.env.sites.granted().then(
+        (g) => {
+          if (g.length !== this.coverage.granted.value.length || g.some((p, i) => p !== this.coverage.granted.value[i])) this.coverage.granted.value = g;
+        },
+        () => {},
+      );
+    };
+    askCoverage();
+    setInterval(askCoverage, COVERAGE_POLL_MS);
     setInterval(() => {
       if (this.source.value !== 'live') return;
       const changed = this.feed.tick(Date.now());

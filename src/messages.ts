@@ -13,7 +13,8 @@
  * answer null for anything else; items are checked one by one further on, by
  * the capture intake, which must also count what it cannot take.
  */
-import type { CapturedClient, CapturedItem, Cursors, DropCounts, InjectTarget } from './capture/types.ts';
+import type { CapturedClient, CapturedItem, Cursors, DropCounts, InjectTarget, WorkerCoverage } from './capture/types.ts';
+import type { ChildFrame, FrameReport } from './capture/coverage.ts';
 import { isRecord } from './protocol/json-object.ts';
 
 /**
@@ -78,7 +79,14 @@ export interface FlushedMessage {
   waiting: number;
 }
 
-export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerMessage | FlushedMessage;
+/** A frame's hook on the edges of its capture (its child frames, the workers its page started), for the coverage view. */
+export interface CoverageMessage {
+  type: 'coverage';
+  hook: string;
+  report: FrameReport;
+}
+
+export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerMessage | FlushedMessage | CoverageMessage;
 
 // ── panel → background → bridge → page hook ────────────────────────────────
 
@@ -135,7 +143,12 @@ export interface FlushCommand {
   id: string;
 }
 
-export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand;
+/** Every frame's hook: say what you know of your frame's children and workers (answered with `coverage`). Additive within protocol 2. */
+export interface CoverageCommand {
+  type: 'hook:coverage';
+}
+
+export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand | CoverageCommand;
 
 // ── bridge ↔ background ────────────────────────────────────────────────────
 
@@ -161,11 +174,18 @@ export type RelayMessage = { type: 'relay:probe' } | { type: 'relay:here' };
 /** A command for the hook, with the frame it must reach (absent: every frame). */
 export type AddressedCommand = (InjectCommand | HoldCommand) & { frameId?: number };
 
-export type FromPanel = { type: 'panel:hello'; v: number; tabId: number } | SubscribeCommand | AddressedCommand;
+export type FromPanel = { type: 'panel:hello'; v: number; tabId: number } | SubscribeCommand | CoverageCommand | AddressedCommand;
 
 /** One-off message from a panel: the user enabled or disabled a site, register the content scripts again. */
 export interface SitesSync {
   type: 'sites:sync';
+}
+
+/** One-off message from a panel after the user enabled a frame's site: reload that tab's frames of `origin`, so their hook runs. */
+export interface FramesReload {
+  type: 'frames:reload';
+  tabId: number;
+  origin: string;
 }
 
 export type ToPanel =
@@ -208,9 +228,32 @@ export function readHookMessage(x: unknown): HookMessage | null {
       return isString(x.hook) && isString(x.id) && isRecord(x.through)
         ? { type: 'flushed', hook: x.hook, id: x.id, through: x.through as Record<string, number>, waiting: Number.isInteger(x.waiting) && (x.waiting as number) >= 0 ? (x.waiting as number) : 0 }
         : null;
+    case 'coverage': {
+      const report = readFrameReport(x.report);
+      return isString(x.hook) && report ? { type: 'coverage', hook: x.hook, report } : null;
+    }
     default:
       return null;
   }
+}
+
+const MAX_REPORTED = 500;
+const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
+
+/** A frame report as the panel keeps it: only strings and counts, bounded lists; anything else is left out. */
+function readFrameReport(x: unknown): FrameReport | null {
+  if (!isRecord(x) || !isString(x.path) || !isString(x.url) || !isString(x.origin)) return null;
+  const children: ChildFrame[] = [];
+  for (const c of Array.isArray(x.children) ? x.children.slice(0, MAX_REPORTED) : []) {
+    if (!isRecord(c) || !isCount(c.index) || !isString(c.element) || !isString(c.src)) continue;
+    children.push({ index: c.index, element: c.element, src: c.src, ...(isString(c.url) ? { url: c.url } : {}), ...(isString(c.sandbox) ? { sandbox: c.sandbox } : {}) });
+  }
+  const workers: WorkerCoverage[] = [];
+  for (const w of Array.isArray(x.workers) ? x.workers.slice(0, MAX_REPORTED) : []) {
+    if (!isRecord(w) || !isString(w.url) || (w.kind !== 'dedicated' && w.kind !== 'shared') || (w.type !== 'classic' && w.type !== 'module')) continue;
+    workers.push({ url: w.url, kind: w.kind, type: w.type, captured: w.captured === true, ...(isString(w.reason) ? { reason: w.reason } : {}), ...(isString(w.hook) ? { hook: w.hook } : {}) });
+  }
+  return { path: x.path, url: x.url, origin: x.origin, children, workers, workersDropped: isCount(x.workersDropped) ? x.workersDropped : 0 };
 }
 
 function readInjectTarget(x: unknown): InjectTarget | null {
@@ -241,6 +284,8 @@ export function readHookCommand(x: unknown): HookCommand | null {
       return { type: 'unsubscribe' };
     case 'hook:flush':
       return isString(x.id) ? { type: 'hook:flush', id: x.id } : null;
+    case 'hook:coverage':
+      return { type: 'hook:coverage' };
     case 'hook:hold':
       return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;
     case 'hook:inject': {
@@ -279,7 +324,7 @@ export function readFromPanel(x: unknown): FromPanel | null {
   if (!isRecord(x)) return null;
   if (x.type === 'panel:hello') return Number.isInteger(x.v) && isFrameId(x.tabId) ? { type: 'panel:hello', v: x.v as number, tabId: x.tabId } : null;
   const command = readHookCommand(x);
-  if (command?.type === 'subscribe') return command;
+  if (command?.type === 'subscribe' || command?.type === 'hook:coverage') return command;
   if (command?.type === 'hook:inject' || command?.type === 'hook:hold') return isFrameId(x.frameId) ? { ...command, frameId: x.frameId } : command;
   return null;
 }
@@ -297,4 +342,8 @@ export function readToPanel(x: unknown): ToPanel | null {
 
 export function isSitesSync(x: unknown): x is SitesSync {
   return isRecord(x) && x.type === 'sites:sync';
+}
+
+export function readFramesReload(x: unknown): FramesReload | null {
+  return isRecord(x) && x.type === 'frames:reload' && isFrameId(x.tabId) && isString(x.origin) ? { type: 'frames:reload', tabId: x.tabId, origin: x.origin } : null;
 }

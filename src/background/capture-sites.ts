@@ -10,8 +10,14 @@
  * Free of chrome.*: the registration API is passed in, so the rules are
  * tested in Node and the wiring in real Chromium.
  */
+import type { SiteState } from '../capture/coverage.ts';
 
-/** Loopback and local development hosts: captured without asking. Chrome's match patterns cannot say "any 127.x.x.x", so 127.0.0.1 stands for loopback. */
+/**
+ * Loopback and local development hosts: captured without asking. Chrome's
+ * match patterns cannot say "any 127.x.x.x" (no wildcard on an IP address),
+ * so other loopback hosts (127.0.0.2, ...) are one click each, and the
+ * coverage view names them as loopback (isLoopbackHost).
+ */
 export const LOCAL_MATCHES = [
   'http://localhost/*',
   'https://localhost/*',
@@ -87,6 +93,49 @@ export function isLocalUrl(url: string): boolean {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
   const h = u.hostname;
   return h === 'localhost' || h === '127.0.0.1' || h === '[::1]' || h.endsWith('.localhost') || h.endsWith('.test');
+}
+
+/** Loopback: all of 127.0.0.0/8 and [::1] (also as an IPv4-mapped IPv6 address), whatever Chrome's patterns can name. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  if (h === '[::1]' || h === 'localhost') return true;
+  const v4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  if (v4) return v4.slice(1).every((n) => Number(n) <= 255);
+  // new URL() writes [::ffff:127.0.0.2] as [::ffff:7f00:2].
+  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
+}
+
+/** Whether a granted host pattern covers a URL: scheme, host (with `*.` subdomains) and any path; Chrome ignores ports. */
+function patternCovers(pattern: string, u: URL): boolean {
+  if (ALL_SITES.has(pattern)) return pattern === 'https://*/*' ? u.protocol === 'https:' : pattern === 'http://*/*' ? u.protocol === 'http:' : true;
+  const m = /^(\*|https?|file):\/\/([^/]*)\//.exec(pattern);
+  if (!m) return false;
+  const [, scheme, host] = m as unknown as [string, string, string];
+  if (scheme === '*' ? u.protocol !== 'http:' && u.protocol !== 'https:' : `${scheme}:` !== u.protocol) return false;
+  const h = u.hostname.toLowerCase();
+  const hostOnly = host.replace(/:\d+$/, '').toLowerCase();
+  if (hostOnly === '*' ) return true;
+  if (hostOnly.startsWith('*.')) return h === hostOnly.slice(2) || h.endsWith(hostOnly.slice(1));
+  return h === hostOnly;
+}
+
+/**
+ * A frame URL's standing: captured without asking (the manifest's local
+ * hosts), enabled by the user, one click away (with the pattern to ask for),
+ * or out of any extension's reach.
+ */
+export function siteStateOf(url: string, granted: readonly string[]): SiteState {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { state: 'unsupported', why: 'its address cannot be read' };
+  }
+  if (isLocalUrl(url)) return { state: 'local' };
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { state: 'unsupported', why: `a ${u.protocol} page: extensions cannot run there` };
+  if (granted.some((p) => typeof p === 'string' && patternCovers(p, u))) return { state: 'enabled' };
+  const pattern = sitePattern(url)!;
+  return isLoopbackHost(u.hostname) ? { state: 'not-enabled', pattern, loopback: true } : { state: 'not-enabled', pattern };
 }
 
 /** The two registrations for `matches`, as the manifest declares them for local hosts. */

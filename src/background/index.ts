@@ -6,7 +6,7 @@
  * each panel resumes from its cursors.
  */
 import { createRouter } from './router.ts';
-import { isSitesSync, type BridgeWelcome } from '../messages.ts';
+import { isSitesSync, readFramesReload, type BridgeWelcome } from '../messages.ts';
 import { syncCaptureSites, type ContentScript, type SitesDeps } from './capture-sites.ts';
 
 const router = createRouter({
@@ -88,6 +88,12 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     syncSites().then(sendResponse, (e: unknown) => sendResponse({ error: String(e) }));
     return true;
   }
+  // The panel, after the user enabled a frame's site: reload that tab's frames of the site, so their hook runs from document_start.
+  const reload = readFramesReload(message);
+  if (reload && sender.url?.startsWith(chrome.runtime.getURL(''))) {
+    reloadFrames(reload.tabId, reload.origin).then(sendResponse, (e: unknown) => sendResponse({ error: String(e) }));
+    return true;
+  }
   if (router.stale(message, sender)) return undefined;
   const welcome = router.hello(message, sender);
   if (!welcome) return undefined;
@@ -116,3 +122,18 @@ function syncSites(): Promise<string[]> {
 void syncSites();
 chrome.permissions.onAdded.addListener(() => void syncSites());
 chrome.permissions.onRemoved.addListener(() => void syncSites());
+
+/** Reloads the frames of `origin` in a tab (only those: the rest of the page keeps its state). */
+async function reloadFrames(tabId: number, origin: string): Promise<{ reloaded: number }> {
+  const results = await chrome.scripting.executeScript({
+    target: { tabId, allFrames: true },
+    injectImmediately: true,
+    func: (o: string) => {
+      if (location.origin !== o) return false;
+      location.reload();
+      return true;
+    },
+    args: [origin],
+  });
+  return { reloaded: results.filter((r) => r.result === true).length };
+}

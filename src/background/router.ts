@@ -93,7 +93,7 @@ export function createRouter(deps: RouterDeps) {
         else void deps.staleTabs?.has(id).then((stale) => stale && tell(), () => {});
       } else if (tabId === null) {
         return;
-      } else if (m.type === 'subscribe') {
+      } else if (m.type === 'subscribe' || m.type === 'hook:coverage') {
         void deps.sendToTab(tabId, m);
       } else {
         // An injection or a hold names one frame; sent to every frame, a third-party frame's hook would read it.

@@ -17,7 +17,8 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-export async function startFixtureServer(pages: Record<string, string>): Promise<FixtureServer> {
+/** `host`: the loopback address to listen on (127.0.0.2 is loopback too, and another origin). */
+export async function startFixtureServer(pages: Record<string, string>, host = '127.0.0.1'): Promise<FixtureServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const body = pages[path];
@@ -41,10 +42,10 @@ export async function startFixtureServer(pages: Record<string, string>): Promise
     ws.on('message', (data) => frames.push({ dir: 'to-server', data: String(data) }));
     for (const h of handlers) h(ws);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const { port } = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     sockets,
     frames,
     onConnection: (fn) => {

@@ -32,6 +32,18 @@ const hookMessages: HookMessage[] = [
   { type: 'answer', id: 'inj-1', ok: true },
   { type: 'answer', id: 'inj-2', ok: false, error: 'no such client' },
   { type: 'flushed', hook: 'h', id: 'f-1', through: { c1: 7 }, waiting: 0 },
+  {
+    type: 'coverage',
+    hook: 'h',
+    report: {
+      path: 'top',
+      url: 'http://127.0.0.1/',
+      origin: 'http://127.0.0.1',
+      children: [{ index: 0, element: 'iframe', src: 'http://127.0.0.2/', sandbox: 'allow-scripts' }, { index: 1, element: '', src: '', url: 'about:blank' }],
+      workers: [{ url: 'http://127.0.0.1/w.js', kind: 'shared', type: 'module', captured: false, reason: 'r' }],
+      workersDropped: 2,
+    },
+  },
 ];
 
 const commands: HookCommand[] = [
@@ -42,13 +54,14 @@ const commands: HookCommand[] = [
   { type: 'hook:inject', id: 'i', target: { via: 'websocket', frameId: 0, hook: 'h', client: 'c1' }, hold: ['r1'], frame: '{"type":"action:request"}' },
   { type: 'hook:inject', id: 'i', target: { via: 'postmessage', clientPath: 'top/0', peerPath: 'top', frameId: 3, peerFrameId: 0 }, hold: [], message: { type: 'action:request' } },
   { type: 'hook:inject', id: 'i', target: { via: 'direct', frameId: 0, hook: 'h', client: 'd' }, hold: [], request: { requestId: 'r' }, wantReceipt: true },
+  { type: 'hook:coverage' },
 ];
 
 describe('message catalogue', () => {
   it('reads back every well-formed message as it was sent', () => {
     for (const m of hookMessages) assert.deepEqual(readHookMessage(structuredClone(m)), m);
     for (const c of commands) assert.deepEqual(readHookCommand(structuredClone(c)), c);
-    const fromPanel: FromPanel[] = [{ type: 'panel:hello', v: PROTOCOL, tabId: 4 }, commands[0] as FromPanel, { ...(commands[3] as Extract<HookCommand, { type: 'hook:inject' }>), frameId: 2 }];
+    const fromPanel: FromPanel[] = [{ type: 'panel:hello', v: PROTOCOL, tabId: 4 }, commands[0] as FromPanel, { type: 'hook:coverage' }, { ...(commands[3] as Extract<HookCommand, { type: 'hook:inject' }>), frameId: 2 }];
     for (const m of fromPanel) assert.deepEqual(readFromPanel(structuredClone(m)), m);
     const toPanel: ToPanel[] = [{ type: 'capture', frameId: 0, message: hookMessages[1]! }, { type: 'restored', frameId: 2 }, { type: 'stale', line: 'reload' }];
     for (const m of toPanel) assert.deepEqual(readToPanel(structuredClone(m)), m);
@@ -60,6 +73,13 @@ describe('message catalogue', () => {
     const inject = readHookCommand({ ...commands[3], code: 'alert(1)', target: { ...(commands[3] as { target: object }).target, extra: 1 } });
     assert.deepEqual(inject, commands[3]);
     assert.deepEqual(readHookMessage({ type: 'answer', id: 'x', ok: 'yes', error: { toString: 1 } }), { type: 'answer', id: 'x', ok: false, error: 'not delivered' });
+    // A frame report keeps strings and counts only: a child or worker of another shape is left out, not the report.
+    const report = { path: 'top', url: 'u', origin: 'o', children: [{ index: -1, element: 'iframe', src: '' }, { index: 0, element: 'iframe', src: 's', sandbox: 7, html: '<b>' }], workers: [{ url: 'w', kind: 'service', type: 'classic' }, { url: 'w', kind: 'dedicated', type: 'classic', captured: 'yes' }], workersDropped: -1 };
+    assert.deepEqual(readHookMessage({ type: 'coverage', hook: 'h', report }), {
+      type: 'coverage',
+      hook: 'h',
+      report: { path: 'top', url: 'u', origin: 'o', children: [{ index: 0, element: 'iframe', src: 's' }], workers: [{ url: 'w', kind: 'dedicated', type: 'classic', captured: false }], workersDropped: 0 },
+    });
   });
 
   it('refuses what names no message or lacks the fields it acts on', () => {
@@ -75,6 +95,8 @@ describe('message catalogue', () => {
       ['readHookCommand', { type: 'hook:flush' }],
       ['readHookMessage', { type: 'flushed', hook: 'h', id: 'f', through: 3 }],
       ['readHookMessage', { type: 'flushed', hook: 'h', through: {}, waiting: 0 }],
+      ['readHookMessage', { type: 'coverage', hook: 'h', report: { path: 'top', url: 'u' } }],
+      ['readHookMessage', { type: 'coverage', hook: 'h' }],
       // Only the Playwright fixture's bridge asks a hook to flush: a panel cannot.
       ['readFromPanel', { type: 'hook:flush', id: 'f' }],
       ['readFromPanel', { type: 'panel:hello', tabId: 1 }],
@@ -88,7 +110,7 @@ describe('message catalogue', () => {
   });
 
   it('never throws, whatever arrives (fast-check, prototype keys included)', () => {
-    const tagged = fc.record({ type: fc.constantFrom('items', 'state', 'skipped', 'answer', 'subscribe', 'unsubscribe', 'hook:inject', 'hook:hold', 'panel:hello', 'capture', 'restored', 'stale', 'bridge:hello', 'bridge:stale', 'bridge:welcome'), hook: pageAnything(), items: pageAnything(), target: pageAnything(), hold: pageAnything(), message: pageAnything(), frameId: pageAnything(), cursors: pageAnything(), subscribe: pageAnything() }, { requiredKeys: ['type'] });
+    const tagged = fc.record({ type: fc.constantFrom('items', 'state', 'skipped', 'answer', 'subscribe', 'unsubscribe', 'hook:inject', 'hook:hold', 'panel:hello', 'capture', 'restored', 'stale', 'bridge:hello', 'bridge:stale', 'bridge:welcome', 'coverage', 'hook:coverage'), hook: pageAnything(), report: pageAnything(), items: pageAnything(), target: pageAnything(), hold: pageAnything(), message: pageAnything(), frameId: pageAnything(), cursors: pageAnything(), subscribe: pageAnything() }, { requiredKeys: ['type'] });
     fc.assert(
       fc.property(fc.oneof(pageAnything(), tagged), (x) => {
         for (const read of Object.values(READERS)) read(x);

@@ -100,7 +100,7 @@ describe('panel store', () => {
         return connection;
       },
       saved: memorySaved(),
-      sites: { granted: async () => [], request: async () => false, remove: async () => {}, sync: async () => {}, reload: async () => {}, inspectedOrigin: async () => null },
+      sites: { granted: async () => [], request: async () => false, remove: async () => {}, sync: async () => {}, reload: async () => {}, reloadFrames: async () => {}, inspectedOrigin: async () => null },
     };
     return { env: e, frames, connection, settings, handlers: () => handlers! };
   }
