@@ -85,6 +85,21 @@ function Replay({ ev }: { ev: WireEvent }) {
   );
 }
 
+/** This event's conversation is seen from one side only: says which frame hides the other, and opens Coverage. */
+function HalfCaptured({ client }: { client: string }) {
+  const store = useModel();
+  const half = store.coverage.coverage.value.halves.find((h) => h.client === client);
+  if (!half) return null;
+  return (
+    <p class="warn" data-testid="half-captured">
+      Only one side of this conversation is captured: {half.missing} cannot be seen, because frame <span class="mono">{half.missingPath}</span> is not captured.{' '}
+      <button class="link" onClick={() => (store.view.value = 'coverage')}>
+        Coverage
+      </button>
+    </p>
+  );
+}
+
 export function EventDetail({ ev }: { ev: WireEvent }) {
   const { model, recorder, selectedEvent, ui } = useModel();
   const tab = ui.detailTab;
@@ -108,6 +123,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           {ev.injected ? 'Sent by this panel (injected or replayed)' : 'Answers a request this panel injected or replayed'}: your experiment, not the app's own traffic. Its findings are left out of the app's counts unless shown.
         </p>
       )}
+      <HalfCaptured client={ev.client} />
       {ev.type === 'action:request' && <Replay ev={ev} />}
       {findings.length > 0 && (
         <ul class="findings-inline">

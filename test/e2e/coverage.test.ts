@@ -67,6 +67,9 @@ describe('coverage of the inspected tab', () => {
       // The answer (captured in the host's frame) is there; the request (received in the widget's frame) is not.
       await panel.waitForFunction(() => /action:result/.test(document.querySelector('.vlist')?.textContent ?? ''), undefined, { timeout: 15_000 });
       assert.doesNotMatch(await panel.locator('.vlist').innerText(), /action:request/);
+      // The answer's detail points to the frame that hides the request.
+      await panel.locator('.vlist [role=row]', { hasText: 'action:result' }).first().click();
+      assert.match(await panel.getByTestId('half-captured').innerText(), /frame top\/0 is not captured/);
       const warning = panel.getByTestId('coverage-warning');
       await warning.waitFor({ timeout: 10_000 });
       await warning.click();
