@@ -64,16 +64,21 @@ describe('Firefox', () => {
   let ff: Firefox;
   let demo: DemoServer;
   let fixture: FixtureServer;
+  let loopback: FixtureServer;
 
   before(async () => {
     demo = await startDemoServer();
-    fixture = await startFixtureServer({ '/frames': FRAMES_PAGE });
+    loopback = await startFixtureServer({ '/widget': '<!doctype html><title>widget</title>' }, '127.0.0.2');
+    fixture = await startFixtureServer({
+      '/frames': FRAMES_PAGE,
+      '/coverage': `<!doctype html><title>coverage</title><iframe src="${loopback.url}/widget"></iframe><iframe sandbox="" src="/frames"></iframe><iframe srcdoc="<p>x"></iframe>`,
+    });
     ff = await launchFirefox();
   });
 
   after(async () => {
     await ff?.close();
-    await Promise.all([demo?.close(), fixture?.close()]);
+    await Promise.all([demo?.close(), fixture?.close(), loopback?.close()]);
   });
 
   test('the hook hands its port to the bridge, in the top frame and in srcdoc and about:blank frames', async () => {
@@ -92,6 +97,27 @@ describe('Firefox', () => {
     }
     // Bytes cross from the page's world to the bridge's (Firefox wraps page objects there) and on to the panel.
     await waitForRow(panel, 'the binary frame', '', (r) => r.kind === 'websocket' && r.type === 'other' && /binary frame/.test(r.text));
+    await panel.close();
+    await page.close();
+  });
+
+  test('the Coverage view names the loopback frame on 127.0.0.2 as not captured, and why', async () => {
+    const page = await ff.browser.newPage();
+    await page.goto(`${fixture.url}/coverage`);
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page));
+    await panel.click('#tab-coverage');
+    const status = (path: string) =>
+      panel.evaluate((p) => {
+        const tr = document.querySelector(`[data-testid=coverage-view] tbody tr[data-kind=frame][data-path="${p}"]`) as HTMLElement | null;
+        return [tr?.getAttribute('data-status') ?? '', tr?.innerText ?? ''];
+      }, path) as Promise<[string, string]>;
+    await waitIn(panel, 'the coverage rows', (p) => document.querySelector(`[data-testid=coverage-view] tbody tr[data-kind=frame][data-path="${p}"]`)?.getAttribute('data-status') === 'captured', 'top/2');
+    assert.equal((await status('top'))[0], 'captured');
+    const [widget, why] = await status('top/0');
+    assert.equal(widget, 'missing');
+    assert.match(why, /loopback host 127\.0\.0\.2:\d+ is not enabled/);
+    // Firefox runs extension scripts even where a sandbox forbids the page's own: there the hook speaks (Chromium: nothing to capture).
+    assert.ok(['idle', 'captured'].includes((await status('top/1'))[0]), 'a sandbox without allow-scripts is no gap');
     await panel.close();
     await page.close();
   });
