@@ -86,7 +86,7 @@ export function Coverage({ tabId }: { tabId: number | null }) {
         </tbody>
       </table>
       <p class="muted">
-        Captured without asking: localhost, 127.0.0.1, [::1], *.localhost, *.test and file: pages. Other loopback hosts (all of 127.0.0.0/8) and other sites are one click each: the browser's host patterns cannot name them ahead.
+        Captured without asking: localhost, 127.0.0.1, [::1], *.localhost, *.test and file: pages, and the about:, data: and blob: frames they make. Other loopback hosts (all of 127.0.0.0/8) and other sites are one click each: the browser's host patterns cannot name them ahead. A frame that is not captured cannot list the frames inside it.
       </p>
     </div>
   );
