@@ -11,7 +11,11 @@
  * is the hook's frame in a stack trace of an error thrown through it; the
  * README says so.
  */
+import { foreignRealmOp, provideRealmOp } from './realm-link.ts';
+
 const nativeToString = Function.prototype.toString;
+const FunctionProto = Function.prototype;
+const protoOf = Object.getPrototypeOf;
 const apply = Reflect.apply;
 const defineProperty = Object.defineProperty;
 const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -19,13 +23,34 @@ const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 /** Wrapper → the native it stands for. */
 const wrapped = new WeakMap<object, object>();
 
+/**
+ * The native that a wrapper of another same-origin frame's hook stands for
+ * (a page can hand a fresh iframe's `send` to this frame's toString, or this
+ * frame's `send` to the iframe's): that hook knows it (realm-link.ts).
+ * Functions of this realm are never asked about.
+ */
+function foreignNative(fn: Function): object | undefined {
+  try {
+    if (protoOf(fn) === FunctionProto) return undefined;
+    const done = foreignRealmOp('disguise.native', fn, []);
+    return typeof done?.value === 'function' ? done.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const toStringProxy = new Proxy(nativeToString, {
   apply(target, thisArg, args) {
-    const native = typeof thisArg === 'function' ? wrapped.get(thisArg) : undefined;
+    let native = typeof thisArg === 'function' ? wrapped.get(thisArg) : undefined;
+    if (!native && typeof thisArg === 'function') native = foreignNative(thisArg);
     return apply(target, native ?? thisArg, args);
   },
 });
 wrapped.set(toStringProxy, nativeToString);
+provideRealmOp('disguise.native', (fn) => {
+  const native = wrapped.get(fn);
+  return native ? { value: native } : undefined;
+});
 let toStringInstalled = false;
 
 function installToString(): void {

@@ -12,6 +12,7 @@ import { createCaptureBuffer } from './capture-buffer.ts';
 import { tapWebSocket } from './taps/websocket.ts';
 import { tapPolling } from './taps/polling.ts';
 import { tapPostMessage } from './taps/post-message.ts';
+import { tapMessagePorts } from './taps/message-port.ts';
 import { installDirectHook } from './taps/direct.ts';
 import { connectBridge } from './hook-port.ts';
 import { natives } from './natives.ts';
@@ -32,6 +33,8 @@ function install(): void {
     const outcome = inject(buffer, command);
     reply({ type: 'answer', id: command.id, ...outcome });
   });
+  // After the bridge's line: the hook's own MessageChannel is not the app's.
+  tapMessagePorts(buffer);
 }
 
 // Installed once per document. The documented direct-call global is the marker, so the hook adds nothing

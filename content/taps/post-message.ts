@@ -53,7 +53,7 @@ export function windowAt(path: string): Window | null {
 const OUI_TYPES: Record<string, true> = Object.create(null);
 for (const t of OUI_PROTOCOL_EVENT_TYPES) OUI_TYPES[t] = true;
 
-function isOUIType(type: unknown): type is string {
+export function isOUIType(type: unknown): type is string {
   // Extension event types start with `x-` (isExtensionEventType).
   return typeof type === 'string' && (OUI_TYPES[type] === true || (type[0] === 'x' && type[1] === '-'));
 }

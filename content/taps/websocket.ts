@@ -6,6 +6,7 @@
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import { disguiseConstructor, disguiseMethod, replaceProperty } from '../disguise.ts';
+import { foreignRealmOp, provideRealmOp } from '../realm-link.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
 
 type Sink = (data: unknown, extra?: Partial<CapturedItem>) => void;
@@ -93,17 +94,22 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   const send = disguiseMethod(nativeSend, {
     // A method definition of the native's name and length: see disguiseMethod.
     send(this: WebSocket, data: unknown): void {
+      const out = outbound.get(this);
+      if (!out && typeof this === 'object' && this !== null) {
+        // A socket of another realm (this frame's send, borrowed by a same-origin frame): its own hook sends and records it.
+        // eslint-disable-next-line prefer-rest-params
+        const done = foreignRealmOp('ws.send', this, arguments);
+        if (done) return done.value as void;
+      }
       if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data, clientOf.get(this) ?? '')) return hold(this, data);
       // eslint-disable-next-line prefer-rest-params
       const result = apply(nativeSend, this, arguments) as void;
       // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
-      if (readyState(this) === OPEN) {
-        const out = outbound.get(this);
-        if (out) out(data);
-      }
+      if (out && readyState(this) === OPEN) out(data);
       return result;
     },
   }.send);
+  provideRealmOp('ws.send', (target, args) => (outbound.has(target as WebSocket) ? { value: apply(send, target, args) } : undefined));
 
   /** An answer to an injected request: captured, not sent; a Socket.IO result that wants an ack gets the runtime's usual acceptance. */
   function hold(ws: WebSocket, data: string): void {

@@ -25,6 +25,14 @@ export interface CapturedClient {
    * client (both ends of a postMessage pairing). Absent: the client is its own.
    */
   key?: string;
+  /**
+   * A conversation over MessagePorts (kind `postmessage`): the frame path of
+   * the hook's frame, and of the window a received port came from. Its `key`
+   * is the one both ends compute (src/capture/message-port.ts); its items'
+   * `method` says where each was recorded (`postMessage`: where the page
+   * posted it; `message`: where its message event arrived).
+   */
+  port?: { at: string; from?: string };
 }
 
 /**

@@ -22,7 +22,9 @@ import {
   type EnginePacket,
 } from '../../protocol/index.ts';
 import { isExtensionEventType, isProtocolEventType, sentToClient } from '../../protocol/types.ts';
+import { PORT_KEY_PREFIX } from '../../capture/message-port.ts';
 import type { WireClient, WireEvent } from './wire.ts';
+import { PortEchoes } from './port-echoes.ts';
 
 /** Longest raw text kept on a wire event for the raw view. */
 const RAW_CAP = 64 * 1024;
@@ -72,6 +74,8 @@ interface RawState {
   engineUrl?: { of: string; parsed: ReturnType<typeof parseEngineUrl> };
   /** The key of the client `fallbackClient` made, once it made it (it never changes for one raw client). */
   fallbackKey?: string;
+  /** MessagePort: its frames are in its client's label. */
+  portPlaced?: boolean;
 }
 
 /** Captured items come from a page: a payload is read only when it is an object of a known shape. */
@@ -199,7 +203,7 @@ export class WireDecoder {
         case 'polling':
           return this.polling(state, item);
         case 'postmessage':
-          return this.postMessage(state, item);
+          return state.info.port ? this.messagePort(state, item) : this.postMessage(state, item);
         case 'direct':
           return this.direct(state, item);
       }
@@ -621,6 +625,62 @@ export class WireDecoder {
       ...(frameId !== undefined ? { frameId } : {}),
       ...(peerFrameId !== undefined ? { peerFrameId } : {}),
     });
+  }
+
+  // -- MessagePort ------------------------------------------------------------
+
+  private portEchoes = new PortEchoes();
+  /** The frames each MessagePort conversation was seen in, for its label. */
+  private portFrames = new Map<string, string[]>();
+
+  /**
+   * A conversation over MessagePorts: one client per key, which both ends'
+   * hooks compute alike; each message shown once, though both ends may have
+   * recorded it. Its direction is the hook's, read from the conversation's
+   * first message from the client. No injection: a request cannot be put on
+   * a port as its runtime's (whyNotInjectable says so).
+   */
+  private messagePort(state: RawState, item: CapturedItem): WireEvent[] {
+    const own = state.info.key;
+    const key = typeof own === 'string' && own.startsWith(PORT_KEY_PREFIX) ? own : `${PORT_KEY_PREFIX}${item.hook}/${item.client}`;
+    const client = this.client(key, () => ({
+      kind: 'postmessage',
+      label: 'MessagePort',
+      origin: state.info.origin,
+      frameUrl: state.info.frameUrl,
+      frameId: state.frameId,
+      port: true,
+    }));
+    if (!state.portPlaced) {
+      state.portPlaced = true;
+      this.portPlace(key, state.info.port);
+    }
+    if (item.kind !== 'frame') return this.lifecycle(item, client);
+    const text = payloadText(item.payload);
+    if (text === null) return [this.base(item, client, 'other', { note: 'message not captured (not JSON or over the cap)' })];
+    const dir = item.dir === 'out' ? 'out' : 'in';
+    if (this.portEchoes.isEcho(key, dir, item.method === 'postMessage' ? 'postMessage' : 'message', text)) return [];
+    const parsed = tryJson(text);
+    if (!parsed.ok) return [this.base(item, client, 'malformed', { note: 'invalid JSON' })];
+    return [this.jsonEvent(item, client, parsed.value, text)];
+  }
+
+  /** `MessagePort top ↔ top/0`: the frames where its ends were seen (a received port's sender's too). */
+  private portPlace(key: string, place: unknown): void {
+    const p = place as { at?: unknown; from?: unknown } | null;
+    if (!p || typeof p !== 'object') return;
+    const frames = this.portFrames.get(key) ?? [];
+    let changed = false;
+    for (const f of [p.at, p.from]) {
+      if (typeof f !== 'string' || !/^top(\/-?\d+){0,64}$/.test(f) || frames.includes(f)) continue;
+      frames.push(f);
+      changed = true;
+    }
+    if (!changed) return;
+    frames.sort();
+    this.portFrames.set(key, frames);
+    const c = this.clients.get(key);
+    if (c) c.label = `MessagePort ${frames.join(' ↔ ')}`;
   }
 
   // -- direct hook ------------------------------------------------------------

@@ -35,6 +35,7 @@ export type InjectionPlan =
   | { ok: false; error: string };
 
 export function whyNotInjectable(client: WireClient): string | null {
+  if (client.port) return "a MessagePort conversation: the panel cannot put a request on the page's port as its runtime would";
   const target = client.inject;
   if (target?.via === 'postmessage' && target.frameId === undefined) return "the panel has not yet heard from the client's frame (its hook may not run there)";
   if (target) return null;

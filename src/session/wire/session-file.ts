@@ -54,6 +54,7 @@ export function readClient(v: unknown): Read<WireClient> {
     frameId: num(c.frameId) ? c.frameId : 0,
   };
   if (str(c.namespace)) out.namespace = c.namespace;
+  if (c.port === true) out.port = true;
   // The key of the client this one reconnects for: another client's (checked against the file's clients once all are read).
   if (str(c.replaces) && c.replaces !== c.key) out.replaces = c.replaces;
   return { ok: true, value: out };

@@ -18,6 +18,8 @@ export interface WireClient {
   namespace?: string;
   /** Where an injected request for this client goes; absent while none can be delivered (e.g. Socket.IO still on long-polling). */
   inject?: InjectTarget;
+  /** A postMessage client whose messages go over MessagePorts (a MessageChannel), not between windows. */
+  port?: true;
   /**
    * The key of the client this one reconnects for (§7.6.1: on reconnection,
    * surfaces re-register): the same app's connection, in the same hook and
