@@ -14,7 +14,7 @@ import { Inject, clientOption } from './views/inject.tsx';
 import { TimersButton } from './views/timers.tsx';
 import { Coverage, CoverageWarning } from './views/coverage.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
-import { exportHar } from '../src/session/har/export.ts';
+import { exportHar, harText } from '../src/session/har/export.ts';
 
 const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
@@ -30,7 +30,7 @@ const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => 
 
 function download(store: PanelStore, har?: boolean): void {
   const { recorder } = store;
-  const blob = new Blob([har ? JSON.stringify(exportHar(recorder.clients.values(), recorder.events)) : store.exportJson()], { type: 'application/json' });
+  const blob = new Blob([har ? harText(exportHar(recorder.clients.values(), recorder.events)) : store.exportJson()], { type: 'application/json' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
   a.download = `oui-session-${new Date().toISOString().replace(/[:.]/g, '-')}.${har ? 'har' : 'json'}`;

@@ -1,3 +1,5 @@
+import { stringifyJson } from '../src/protocol/json-text.ts';
+
 /**
  * Copy text to the clipboard. DevTools panels often lack the clipboard
  * permission, so fall back to a selected textarea and execCommand.
@@ -19,11 +21,20 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
-/** JSON of any value, never throwing: page data can be cyclic or absurdly large. */
+/**
+ * JSON of any value, never throwing: page data can be cyclic, absurdly large
+ * or nested 100,000 levels deep (written whole by stringifyJson; on one line
+ * when its indented text would be too long to build).
+ */
 export function safeJson(value: unknown, indent = 2): string {
   try {
-    return JSON.stringify(value, null, indent) ?? 'undefined';
+    return stringifyJson(value, indent) ?? 'undefined';
   } catch (e) {
+    try {
+      if (indent && e instanceof RangeError) return stringifyJson(value) ?? 'undefined';
+    } catch {
+      // Said below, with the first reason.
+    }
     return `/* cannot serialise: ${(e as Error).message} */`;
   }
 }

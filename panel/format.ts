@@ -1,4 +1,5 @@
 /** Small text helpers shared by the views. Everything returns plain strings: page data is rendered as text only. */
+import { jsonPrefix } from '../src/protocol/json-text.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 
 /**
@@ -36,9 +37,14 @@ export function bytes(n: number): string {
 export function short(value: unknown, max = 120): string {
   let s: string;
   try {
-    s = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+    // The start of the JSON text only, at any depth: a 100,000-deep payload is previewed, not written whole (nor String()ed, which recurses too).
+    s = typeof value === 'string' ? value : (jsonPrefix(value, max + 1) ?? String(value));
   } catch {
-    s = String(value);
+    try {
+      s = String(value);
+    } catch {
+      s = Array.isArray(value) ? '[…]' : '{…}';
+    }
   }
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }

@@ -16,7 +16,7 @@ import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/ses
 import type { SessionModel } from '../src/session/model/session-model.ts';
 import { isTimerValue, resolveTimers, TIMER_KEYS, type Timers } from '../src/session/model/timers.ts';
 import type { Party, RequestState, Severity } from '../src/session/model/types.ts';
-import { exportSession, importOutcome } from '../src/session/wire/session-file.ts';
+import { exportSession, importOutcome, sessionFileText } from '../src/session/wire/session-file.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { PROTOCOL } from '../src/messages.ts';
 import type { Connection, ConnectionHandlers } from './connection.ts';
@@ -312,7 +312,7 @@ export class PanelStore {
   }
 
   exportJson(): string {
-    return JSON.stringify(exportSession(this.recorder.clients.values(), this.recorder.events));
+    return sessionFileText(exportSession(this.recorder.clients.values(), this.recorder.events));
   }
 
   /** Opens a session file; one that cannot be opened says why in one line and leaves the session on screen as it was. */

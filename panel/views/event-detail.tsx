@@ -1,6 +1,7 @@
 /** The selected event: its payload as a tree, its raw frame, the exchange it belongs to and what the inspector found in it. */
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
+import { safeJson } from '../copy.ts';
 import { bytes, clock, ms, typeLabel } from '../format.ts';
 import { useModel, useStore } from '../store-context.ts';
 import type { DetailTab } from '../store.ts';
@@ -63,7 +64,7 @@ function Replay({ ev }: { ev: WireEvent }) {
     client: client.key,
     surfaceId: p.surfaceId,
     actionId: p.actionId,
-    paramsText: JSON.stringify(p.params ?? {}, null, 2),
+    paramsText: safeJson(p.params ?? {}),
     replayOf: ev.id,
     ...(typeof p.approval?.approvalId === 'string' ? { approvalId: p.approval.approvalId } : {}),
     approvalMode: p.approval ? 'matching' : 'none',

@@ -16,10 +16,15 @@
  * `toJSON` is never called: an object carrying a `toJSON` function is refused
  * for its function member, a class instance for being one.
  *
+ * Any depth: RFC 8785 sets no limit, and a page can send params nested
+ * 100,000 levels deep. A value deeper than the recursive fast path goes
+ * (RECURSION_LIMIT) is written by the builder, which keeps its own stack.
+ *
  * Pure: no DOM, no Node APIs.
  */
 
 import { setMember } from './json-object.ts';
+import { isStackOverflow } from './json-text.ts';
 
 /** What canonical JSON refused. */
 export type CanonicalRefusal =
@@ -151,7 +156,6 @@ function isPlainArray(v: object): v is unknown[] {
 const SHALLOW = 32;
 
 interface State {
-  out: string;
   stack: object[];
   deep: Set<object> | null;
 }
@@ -181,86 +185,115 @@ function notJson(v: unknown): Refusal {
   }
 }
 
-function writeValue(st: State, v: unknown, depth: number): void {
-  switch (typeof v) {
-    case 'string':
-      st.out += quote(v, 'a string');
-      return;
-    case 'number':
-      if (v !== v || v === Infinity || v === -Infinity) throw notJson(v);
-      // Number::toString is RFC 8785's number form; -0 prints as "0".
-      st.out += '' + v;
-      return;
-    case 'boolean':
-      st.out += v ? 'true' : 'false';
-      return;
-    case 'object':
-      if (v === null) st.out += 'null';
-      else writeObject(st, v, depth);
-      return;
-    default:
-      throw notJson(v);
-  }
+/** One container the builder is writing. */
+interface BuildFrame {
+  o: object;
+  array: boolean;
+  /** Sorted member names, for an object. */
+  keys: string[] | null;
+  n: number;
+  next: number;
+  first: boolean;
+  /** The member being written: its pointer segment. */
+  segment: string | null;
 }
 
-function writeObject(st: State, o: object, depth: number): void {
-  let segment: string | null = null;
-  try {
-    if (isAncestor(st, o, depth)) throw new Refusal('cycle', 'a cycle (a value that contains itself)');
-    if (depth < SHALLOW) st.stack[depth] = o;
-    else (st.deep ??= new Set()).add(o);
+/** Deeper than this the builder refuses ('too-deep'): only a getter that makes a new object on every read gets here. */
+const MAX_BUILD_DEPTH = 1 << 22;
+
+/**
+ * The builder: writes the canonical form piece by piece with an explicit
+ * stack (a value of any depth), refusing as the fast path does. Each frame
+ * knows the segment of the member it is writing, so a refusal's pointer is
+ * the segments of the frames on the stack.
+ */
+function build(value: unknown): string {
+  let out = '';
+  const frames: BuildFrame[] = [];
+  const onPath = new Set<object>();
+
+  /** Opens a container: checks it, writes its bracket and pushes its frame. */
+  const open = (o: object): void => {
+    if (onPath.has(o)) throw new Refusal('cycle', 'a cycle (a value that contains itself)');
+    if (frames.length >= MAX_BUILD_DEPTH) throw new Refusal('too-deep', `a value nested more than ${MAX_BUILD_DEPTH} levels deep`);
     if (Array.isArray(o)) {
       if (!isPlainArray(o)) throw new Refusal('class-instance', `an instance of ${className(o)}`);
       const n = o.length;
-      st.out += '[';
-      for (let i = 0; i < n; i++) {
-        segment = '' + i;
-        if (i > 0) st.out += ',';
-        const item: unknown = o[i];
+      onPath.add(o);
+      frames.push({ o, array: true, keys: null, n, next: 0, first: true, segment: null });
+      out += '[';
+      return;
+    }
+    const proto = Object.getPrototypeOf(o) as object | null;
+    if (proto !== null && !isObjectPrototype(proto)) throw new Refusal('class-instance', `an instance of ${className(o)}`);
+    const keys = sortKeys(Object.keys(o));
+    onPath.add(o);
+    frames.push({ o, array: false, keys, n: keys.length, next: 0, first: true, segment: null });
+    out += '{';
+  };
+
+  /** Writes a member's value: a scalar at once, a container by opening it. */
+  const write = (v: unknown): void => {
+    switch (typeof v) {
+      case 'string':
+        out += quote(v, 'a string');
+        return;
+      case 'number':
+        if (v !== v || v === Infinity || v === -Infinity) throw notJson(v);
+        // Number::toString is RFC 8785's number form; -0 prints as "0".
+        out += '' + v;
+        return;
+      case 'boolean':
+        out += v ? 'true' : 'false';
+        return;
+      case 'object':
+        if (v === null) out += 'null';
+        else open(v);
+        return;
+      default:
+        throw notJson(v);
+    }
+  };
+
+  try {
+    write(value);
+    while (frames.length > 0) {
+      const f = frames[frames.length - 1]!;
+      if (f.next >= f.n) {
+        out += f.array ? ']' : '}';
+        onPath.delete(f.o);
+        frames.pop();
+        continue;
+      }
+      const i = f.next++;
+      if (f.array) {
+        f.segment = '' + i;
+        if (i > 0) out += ',';
+        const item: unknown = (f.o as unknown[])[i];
         if (item === undefined) throw new Refusal('undefined', 'undefined in an array');
-        writeValue(st, item, depth + 1);
-      }
-      st.out += ']';
-    } else {
-      const proto = Object.getPrototypeOf(o) as object | null;
-      if (proto !== null && !isObjectPrototype(proto)) {
-        throw new Refusal('class-instance', `an instance of ${className(o)}`);
-      }
-      const keys = sortKeys(Object.keys(o));
-      st.out += '{';
-      let first = true;
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i] as string;
-        segment = k;
-        const item: unknown = (o as Record<string, unknown>)[k];
+        write(item);
+      } else {
+        const k = f.keys![i]!;
+        f.segment = k;
+        const item: unknown = (f.o as Record<string, unknown>)[k];
         if (item === undefined) continue;
-        if (first) first = false;
-        else st.out += ',';
-        st.out += quote(k, 'a member name');
-        st.out += ':';
-        writeValue(st, item, depth + 1);
+        if (f.first) f.first = false;
+        else out += ',';
+        out += quote(k, 'a member name');
+        out += ':';
+        write(item);
       }
-      st.out += '}';
     }
-    if (depth >= SHALLOW) st.deep!.delete(o);
   } catch (e) {
-    if (e instanceof Refusal) {
-      if (segment !== null) e.segments.push(segment);
-      throw e;
+    const r = e instanceof Refusal ? e : new Refusal('unreadable', `a value that could not be read (${errorMessage(e)})`);
+    // Innermost first, as toCanonicalError reads them.
+    for (let j = frames.length - 1; j >= 0; j--) {
+      const segment = frames[j]!.segment;
+      if (segment !== null) r.segments.push(segment);
     }
-    if (e instanceof RangeError && isStackOverflow(e)) throw e;
-    const r = new Refusal('unreadable', `a value that could not be read (${errorMessage(e)})`);
-    if (segment !== null) r.segments.push(segment);
     throw r;
   }
-}
-
-function isStackOverflow(e: RangeError): boolean {
-  try {
-    return /call stack/i.test(String(e.message));
-  } catch {
-    return true;
-  }
+  return out;
 }
 
 export function errorMessage(e: unknown): string {
@@ -283,6 +316,9 @@ export function errorMessage(e: unknown): string {
 // ---------------------------------------------------------------------------
 
 const FALLBACK: unique symbol = Symbol('canonical-json-fallback');
+
+/** The fast path's recursive copy goes this deep at most; a deeper value is written by the builder. */
+const RECURSION_LIMIT = 1_000;
 
 type WellFormedCheck = (s: string) => boolean;
 const isWellFormed: WellFormedCheck =
@@ -323,6 +359,8 @@ function cloneValue(st: State, v: unknown, depth: number): unknown {
 function cloneObject(st: State, o: object, depth: number): unknown {
   let segment: string | null = null;
   try {
+    // Deeper than the fast path goes (well before the stack would run out): the builder, with its own stack, takes the value.
+    if (depth >= RECURSION_LIMIT) throw FALLBACK;
     if (isAncestor(st, o, depth)) throw new Refusal('cycle', 'a cycle (a value that contains itself)');
     if (depth < SHALLOW) st.stack[depth] = o;
     else (st.deep ??= new Set()).add(o);
@@ -367,7 +405,8 @@ function cloneObject(st: State, o: object, depth: number): unknown {
       if (segment !== null) e.segments.push(segment);
       throw e;
     }
-    if (e instanceof RangeError && isStackOverflow(e)) throw e;
+    // Too deep for this recursive copy: canonicalJson hands the value to the builder.
+    if (isStackOverflow(e)) throw e;
     const r = new Refusal('unreadable', `a value that could not be read (${errorMessage(e)})`);
     if (segment !== null) r.segments.push(segment);
     throw r;
@@ -398,7 +437,7 @@ function toCanonicalError(e: unknown): CanonicalJsonError {
     for (let i = e.segments.length - 1; i >= 0; i--) path += '/' + escapePointerSegment(e.segments[i] as string);
     return new CanonicalJsonError(e.refusal, e.detail, path);
   }
-  if (e instanceof RangeError) {
+  if (isStackOverflow(e)) {
     return new CanonicalJsonError('too-deep', 'a value nested too deeply to walk (or cyclic through a getter)', '');
   }
   return new CanonicalJsonError('unreadable', `a value that could not be read (${errorMessage(e)})`, '');
@@ -418,33 +457,38 @@ function prototypesPolluted(): boolean {
  */
 export function canonicalJson(value: unknown): string {
   if (!prototypesPolluted()) {
-    const st: State = { out: '', stack: [], deep: null };
+    const st: State = { stack: [], deep: null };
     let copy: unknown;
     try {
       copy = cloneValue(st, value, 0);
     } catch (e) {
-      if (e !== FALLBACK) throw toCanonicalError(e);
+      // Array-index member names, or a value deeper than the stack lets the copy go: the builder has neither limit.
+      if (e !== FALLBACK && !isStackOverflow(e)) throw toCanonicalError(e);
       return canonicalJsonByBuilder(value);
     }
-    return JSON.stringify(copy);
+    try {
+      return JSON.stringify(copy);
+    } catch (e) {
+      if (!isStackOverflow(e)) throw e;
+      return canonicalJsonByBuilder(value);
+    }
   }
   return canonicalJsonByBuilder(value);
 }
 
 /**
  * The same canonical form, written piece by piece without the native
- * JSON.stringify walking any object (it still escapes single strings). Used
- * for values with array-index member names; exported so tests can hold both
- * paths to the same output.
+ * JSON.stringify walking any object (it still escapes single strings), with
+ * an explicit stack, so at any depth. Used for values with array-index member
+ * names and for values too deep for the fast path; exported so tests can hold
+ * both paths to the same output.
  */
 export function canonicalJsonByBuilder(value: unknown): string {
-  const st: State = { out: '', stack: [], deep: null };
   try {
-    writeValue(st, value, 0);
+    return build(value);
   } catch (e) {
     throw toCanonicalError(e);
   }
-  return st.out;
 }
 
 // ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson, sortKeys } from './canonical.ts';
+import { isStackOverflow, writeJson } from './json-text.ts';
 import { SURFACES_HASH_PATTERN } from './types.ts';
 
 // ---------------------------------------------------------------------------
@@ -114,6 +115,22 @@ function circular(): TypeError {
   return new TypeError('Converting circular structure to JSON');
 }
 
+/**
+ * The recursive walks below go this deep at most, then hand the whole value
+ * to the explicit-stack walk (json-text.ts), which has no depth limit: well
+ * before the stack runs out, and before their linear ancestor scans cost more
+ * than the walk itself.
+ */
+const RECURSION_LIMIT = 1_000;
+
+/** Thrown by a recursive walk at RECURSION_LIMIT: the value goes to the explicit-stack walk. */
+const TOO_DEEP: unique symbol = Symbol('too-deep-for-recursion');
+
+/** Whether a walk stopped for depth (its own limit, or the engine's stack), not for the value. */
+function tooDeep(e: unknown): boolean {
+  return e === TOO_DEEP || isStackOverflow(e);
+}
+
 function skipsInObject(v: unknown): boolean {
   const t = typeof v;
   return t === 'undefined' || t === 'function' || t === 'symbol';
@@ -152,6 +169,7 @@ class SortedWriter {
 
   private object(o: object): void {
     const anc = this.ancestors;
+    if (anc.length >= RECURSION_LIMIT) throw TOO_DEEP;
     for (let i = 0; i < anc.length; i++) if (anc[i] === o) throw circular();
     anc.push(o);
     if (Array.isArray(o)) {
@@ -192,8 +210,20 @@ class SortedWriter {
 export function sortedJson(value: unknown): string {
   checkPrototypes();
   const w = new SortedWriter();
-  if (!w.value(value, '')) throw new TypeError(`sortedJson: ${typeof value} has no JSON form`);
-  return w.out;
+  try {
+    if (!w.value(value, '')) throw new TypeError(`sortedJson: ${typeof value} has no JSON form`);
+    return w.out;
+  } catch (e) {
+    if (!tooDeep(e)) throw e;
+  }
+  return deepSortedJson(value);
+}
+
+/** The sorted JSON of a value too deep for the recursive writer, by the explicit-stack walk (json-text.ts): the same text, the same errors. */
+function deepSortedJson(value: unknown): string {
+  const text = writeJson(value, { gap: '', sorted: true });
+  if (text === undefined) throw new TypeError(`sortedJson: ${typeof value} has no JSON form`);
+  return text;
 }
 
 // ---------------------------------------------------------------------------
@@ -388,6 +418,7 @@ const CYCLE_CHECK_DEPTH = 24;
 
 function hashObject(o: object): void {
   const anc = ANCESTORS;
+  if (anc.length >= RECURSION_LIMIT) throw TOO_DEEP;
   if (anc.length >= CYCLE_CHECK_DEPTH) {
     for (let i = 0; i < anc.length; i++) if (anc[i] === o) throw circular();
   }
@@ -425,7 +456,9 @@ function hashObject(o: object): void {
 /**
  * `fnv1a64:` + the 64-bit FNV-1a, in 16 lowercase hex digits, of
  * `sortedJson(surfaces)` taken over its UTF-16 code units (§7.3.4). Computed
- * while walking the value: the sorted JSON text is never built.
+ * while walking the value: the sorted JSON text is never built (but for a
+ * value too deep for the stack, whose text is written by an explicit-stack
+ * walk and hashed).
  */
 export function surfacesHash(surfaces: unknown): string {
   const saved = [H, L, ANCESTORS] as const;
@@ -438,9 +471,13 @@ export function surfacesHash(surfaces: unknown): string {
     if (skipsInObject(v)) throw new TypeError(`surfacesHash: ${typeof v} has no JSON form`);
     hashPrepared(v);
     return 'fnv1a64:' + hex64(H, L);
+  } catch (e) {
+    if (!tooDeep(e)) throw e;
   } finally {
     [H, L, ANCESTORS] = saved;
   }
+  // Deeper than the stack lets the walk go (surfaces whose schema nests thousands of levels): the same hash over the text.
+  return 'fnv1a64:' + fnv1a64Utf16(deepSortedJson(surfaces));
 }
 
 /** The spec's hash and the two wrong variants clients have been seen to compute. */

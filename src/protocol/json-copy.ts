@@ -33,6 +33,28 @@ export interface CloneState {
   values: number;
   sizeReported: boolean;
   ancestors: object[];
+  /** Values left out so far, to the depth cap or the value budget: see `isIncomplete`. */
+  cuts?: number;
+  /** The depth cap was reported (once per copy: a wide deep value is one problem, not one per branch). */
+  depthReported?: boolean;
+}
+
+/**
+ * The containers of copies that lack something the input had: a value cut at
+ * MAX_CLONE_DEPTH or past MAX_CLONE_VALUES somewhere inside (the container
+ * and each container around it). A schema verdict, a hash or a comparison
+ * taken on such a copy would judge a value that was never sent.
+ */
+const INCOMPLETE = new WeakSet<object>();
+
+/**
+ * Whether `v` is a copy (from `toJsonSafe` or the event parser) with
+ * something cut out of it, at its depth cap or its value budget: what is
+ * judged of it is not what was sent. False for scalars and for anything
+ * that is not such a copy.
+ */
+export function isIncomplete(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && INCOMPLETE.has(v);
 }
 
 function safeClassName(o: object): string {
@@ -87,6 +109,7 @@ export function cloneJson(st: CloneState, v: unknown, path: string, depth: numbe
 /** Counts one more value; false (after reporting it once) when the budget is spent. */
 function spend(st: CloneState, path: string): boolean {
   if (++st.values <= MAX_CLONE_VALUES) return true;
+  st.cuts = (st.cuts ?? 0) + 1;
   if (!st.sizeReported) {
     st.sizeReported = true;
     st.problems.warn(path, `more than ${MAX_CLONE_VALUES} values: the rest was not copied`);
@@ -103,7 +126,15 @@ function spend(st: CloneState, path: string): boolean {
 function cloneObject(st: CloneState, o: object, path: string, depth: number): unknown {
   if (!spend(st, path)) return TRUNCATED_SIZE;
   if (depth >= MAX_CLONE_DEPTH) {
-    st.problems.warn(path, `nested more than ${MAX_CLONE_DEPTH} levels deep: the rest was not copied`);
+    st.cuts = (st.cuts ?? 0) + 1;
+    if (!st.depthReported) {
+      st.depthReported = true;
+      // JSON sets no depth limit (RFC 8259 §9 lets parsers set one): what is deeper is not checked, never judged.
+      st.problems.warn(
+        path,
+        `nested more than ${MAX_CLONE_DEPTH} levels deep: checked to that depth only (what lies deeper gets no verdict); JSON sets no limit, but parsers may (RFC 8259 §9); the capture and its exports keep the whole value`,
+      );
+    }
     return TRUNCATED_DEPTH;
   }
   const anc = st.ancestors;
@@ -123,8 +154,9 @@ function cloneObject(st: CloneState, o: object, path: string, depth: number): un
     return UNREADABLE;
   }
   anc.push(o);
+  const cutsBefore = st.cuts ?? 0;
   try {
-    if (isArray) return cloneArray(st, o as unknown[], path, depth);
+    if (isArray) return markCut(st, cutsBefore, cloneArray(st, o as unknown[], path, depth));
     if (proto !== null && proto !== Object.prototype) {
       const special = cloneSpecial(st, o, path);
       if (special !== OMIT) return special;
@@ -152,10 +184,16 @@ function cloneObject(st: CloneState, o: object, path: string, depth: number): un
       const c = cloneJson(st, item, childPath, depth + 1);
       if (c !== OMIT) defineMember(out, k, c);
     }
-    return out;
+    return markCut(st, cutsBefore, out);
   } finally {
     anc.pop();
   }
+}
+
+/** `copy`, remembered as incomplete when something inside it was cut since `before`. */
+function markCut(st: CloneState, before: number, copy: unknown): unknown {
+  if ((st.cuts ?? 0) !== before && typeof copy === 'object' && copy !== null) INCOMPLETE.add(copy);
+  return copy;
 }
 
 function cloneArray(st: CloneState, a: unknown[], path: string, depth: number): unknown {

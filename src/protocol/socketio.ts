@@ -25,6 +25,7 @@
 import { bytesToBase64 } from './base64.ts';
 import { type EnginePacket, type PollingOptions, decodeEnginePacket, decodePollingPayload, toBytes } from './engineio.ts';
 import { setMember } from './json-object.ts';
+import { stringifyJson } from './json-text.ts';
 
 // ---------------------------------------------------------------------------
 // Types
@@ -463,7 +464,8 @@ function hasBinary(v: unknown, depth = 0): boolean {
 }
 
 function stringifyArgs(list: unknown[]): string {
-  const s = JSON.stringify(list);
+  // Any depth: a replayed request may carry params nested 100,000 levels deep.
+  const s = stringifyJson(list);
   if (typeof s !== 'string') throw new TypeError('arguments are not JSON serialisable');
   return s;
 }

@@ -202,11 +202,18 @@ describe('canonicalJson: refusals', () => {
     );
     assertRefuses({ p }, 'unreadable', '/p', /trap/);
   });
-  it('too deep to walk: a clear error, not a crash', () => {
-    let v: unknown = 0;
+  it('deeper than the stack: the canonical form all the same (issue 18), not a refusal or a crash', () => {
+    let v: unknown = { b: 0, a: NaN };
     for (let i = 0; i < 200_000; i++) v = [v];
+    // What canonical JSON refuses is still refused, with its pointer, at any depth.
     const e = refusal(v);
-    assert.equal(e.refusal, 'too-deep');
+    assert.equal(e.refusal, 'non-finite-number');
+    assert.equal(e.path, '/0'.repeat(200_000) + '/a');
+    v = { b: 0, a: 1 };
+    for (let i = 0; i < 200_000; i++) v = i % 2 ? { z: v, '10': 1 } : [v];
+    const text = canonicalJson(v);
+    assert.equal(text, '{"10":1,"z":['.repeat(100_000) + '{"a":1,"b":0}' + ']}'.repeat(100_000));
+    assert.equal(canonicalJsonByBuilder(v), text);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
+import { jsonPrefix } from '../../protocol/json-text.ts';
 import { jsonEqual } from './json-equal.ts';
 
 /** Summary lines per change; the rest is counted in a last line. */
@@ -39,7 +40,8 @@ export function diffValues(prev: unknown, next: unknown): Operation[] {
 export function formatValue(v: unknown, max = 40): string {
   let text: string;
   try {
-    text = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+    // The start of its JSON at any depth: a line shows 40 characters of a value, never all of a deep one.
+    text = v === undefined ? 'undefined' : (jsonPrefix(v, max) ?? String(v));
   } catch {
     text = Array.isArray(v) ? '[…]' : typeof v === 'object' ? '{…}' : String(v);
   }

@@ -34,7 +34,11 @@
  *
  * Pure: no DOM, Node or extension API.
  */
+import { stringifyJson } from '../../protocol/json-text.ts';
 import type { WireClient, WireEvent } from '../wire/wire.ts';
+
+/** JSON.stringify's text at any depth (json-text.ts): a payload nested 100,000 levels deep is written whole. */
+const json = (v: unknown): string => String(stringifyJson(v));
 
 export interface HarLog {
   log: {
@@ -138,7 +142,7 @@ function plainWebSocket(client: WireClient, events: WireEvent[]): HarEntry {
       continue;
     }
     let data = fullRaw(ev);
-    if (data === undefined && ev.kind === 'event' && typeof ev.type === 'string') data = JSON.stringify({ type: ev.type, payload: ev.payload });
+    if (data === undefined && ev.kind === 'event' && typeof ev.type === 'string') data = json({ type: ev.type, payload: ev.payload });
     // A binary frame or one over the capture cap: nothing of it was kept.
     if (data === undefined) continue;
     messages.push(wsMessage(ev, data));
@@ -162,11 +166,11 @@ function enginePacket(ev: WireEvent, client: WireClient): string | null {
     const ns = nsPrefix(client.namespace);
     switch (ev.type) {
       case 'socket.io connect':
-        return `40${ns}${ev.payload === undefined ? '' : JSON.stringify(ev.payload)}`;
+        return `40${ns}${ev.payload === undefined ? '' : json(ev.payload)}`;
       case 'socket.io disconnect':
         return `41${ns}`;
       case 'socket.io connect_error':
-        return `44${ns}${ev.payload === undefined ? '' : JSON.stringify(ev.payload)}`;
+        return `44${ns}${ev.payload === undefined ? '' : json(ev.payload)}`;
       case 'close':
         return ev.note === 'Engine.IO close packet' ? '1' : null;
       default:
@@ -178,7 +182,7 @@ function enginePacket(ev: WireEvent, client: WireClient): string | null {
     // An Engine.IO packet that did not decode keeps its whole text; a Socket.IO packet its text after the "4".
     return ev.kind === 'malformed' && !/^[0-6]/.test(raw) ? raw : `4${raw}`;
   }
-  if (ev.kind === 'event' && typeof ev.type === 'string') return `42${nsPrefix(client.namespace)}${JSON.stringify([ev.type, ev.payload])}`;
+  if (ev.kind === 'event' && typeof ev.type === 'string') return `42${nsPrefix(client.namespace)}${json([ev.type, ev.payload])}`;
   return null;
 }
 
@@ -307,4 +311,9 @@ export function exportHar(clients: Iterable<WireClient>, events: Iterable<WireEv
         : {}),
     },
   };
+}
+
+/** A HAR's text: what `JSON.stringify` writes, at any depth (the `_ouiMessages` of a postMessage or direct client hold decoded payloads); the session file's writer. */
+export function harText(har: HarLog): string {
+  return stringifyJson(har)!;
 }

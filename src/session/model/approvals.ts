@@ -36,16 +36,19 @@ export function recomputeArgsHash(params: unknown): ApprovalCheck['recomputed'] 
  * The approval check of a request for an action that needs one; raises what
  * the request alone shows. `at` is the request's event: a check made once the
  * action became known (a manifest seen after the request) still dates from it.
+ * `sent`: argsHash of the params as sent, when the model's copy of them was
+ * cut (`RequestMeta.sentArgsHash`).
  */
 export function checkApproval(
   c: EventContext,
   req: { requestId: string; surfaceId: string; actionId: string; params: unknown; approval: unknown },
   action: OUIAction,
   at: { id: string; t: number } = c.ev,
+  sent?: ApprovalCheck['recomputed'],
 ): ApprovalCheck {
   const { track } = c;
   const carried = isObj(req.approval) ? (req.approval as unknown as OUIActionApproval) : undefined;
-  const recomputed = recomputeArgsHash(req.params);
+  const recomputed = sent ?? recomputeArgsHash(req.params);
   const hashMatches = carried !== undefined && recomputed.ok && carried.argsHash === recomputed.hash;
   const check: ApprovalCheck = {
     requestId: req.requestId,
@@ -117,7 +120,7 @@ export function learnAction(c: EventContext, entry: RequestEntry): void {
   if (action.async === true) entry.meta.async = true;
   if (!entry.meta.approval && needsApproval(action)) {
     const first = req.sends[0]!;
-    entry.meta.approval = checkApproval(c, { ...req, approval: req.approval }, action, { id: first.eventId, t: first.t });
+    entry.meta.approval = checkApproval(c, { ...req, approval: req.approval }, action, { id: first.eventId, t: first.t }, entry.meta.sentArgsHash);
   }
 }
 

@@ -4,6 +4,7 @@
  * bookkeeping the rules need, the surface sets seen under each hash. All
  * bounded; nothing here is shown as is.
  */
+import { jsonPrefix } from '../../protocol/index.ts';
 import type { OUIAction, OUISurface } from '../../protocol/index.ts';
 import { BoundedMap, OldestKey, SlidingWindow, pushBounded } from './bounded.ts';
 import type { FindingLog } from './findings.ts';
@@ -67,6 +68,12 @@ export interface RequestMeta {
   timedOut?: boolean;
   /** Repeats (§7.3.7) by send event id, with the record that says how they were handled; the latest ones. */
   repeats: BoundedMap<string, RepeatRecord>;
+  /**
+   * argsHash of the params as sent, kept when the parser's copy of them was
+   * cut at its depth cap (`isIncomplete`): the copy would hash to something
+   * the runtime never approved.
+   */
+  sentArgsHash?: ApprovalCheck['recomputed'];
 }
 
 export interface RepeatRecord {
@@ -278,7 +285,8 @@ export function secs(ms: number): string {
 export function q(v: unknown, max = 60): string {
   let s: string;
   try {
-    s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+    // The start of its JSON at any depth (a 100,000-deep value is not written whole for a message).
+    s = typeof v === 'string' ? v : (jsonPrefix(v, max) ?? String(v));
   } catch {
     try {
       s = String(v);

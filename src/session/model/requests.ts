@@ -6,7 +6,8 @@
  */
 import { BoundedMap } from './bounded.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
-import { checkApproval, checkCarriedApproval, needsApproval } from './approvals.ts';
+import { isIncomplete } from '../../protocol/index.ts';
+import { checkApproval, checkCarriedApproval, needsApproval, recomputeArgsHash } from './approvals.ts';
 import { deadlineOf, isObj, q, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './client-track.ts';
 import { errorsLine, validate } from './payload.ts';
 import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './session-checks.ts';
@@ -48,6 +49,8 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   const { surface, action } = track.findAction(surfaceId, actionId);
   if (action) state.action = action;
   const entry: RequestEntry = { state, meta: { async: action?.async === true, repeats: new BoundedMap(track.limits.maxPerRequest) } };
+  // The copy was cut at its depth cap: the approval is checked against what was sent.
+  if (isIncomplete(p.params)) entry.meta.sentArgsHash = recomputeArgsHash(sentParams(c, p));
   track.addRequest(entry);
   track.sends.set(ev.id, requestId);
 
@@ -77,8 +80,26 @@ export function onRequest(c: EventContext, p: Record<string, unknown>): void {
   }
   if (expect) entry.meta.expect = expect;
   if (action && needsApproval(action)) {
-    entry.meta.approval = checkApproval(c, { requestId, surfaceId, actionId, params: p.params, approval: p.approval }, action);
-  } else checkCarriedApproval(c, { requestId, params: p.params, approval: p.approval });
+    entry.meta.approval = checkApproval(c, { requestId, surfaceId, actionId, params: p.params, approval: p.approval }, action, c.ev, entry.meta.sentArgsHash);
+  } else checkCarriedApproval(c, { requestId, params: p.params, approval: p.approval }, entry.meta.sentArgsHash);
+}
+
+/** A request's params as sent (before the parser's copy cut anything), where the model has them. */
+function sentParams(c: EventContext, p: Record<string, unknown>): unknown {
+  return c.raw && Object.hasOwn(c.raw, 'params') ? c.raw.params : p.params;
+}
+
+/**
+ * Whether a repeat carries the first request's params. Copies cut at the
+ * parser's depth cap are compared by the argsHash of what was sent: equal
+ * copies say nothing of what lies deeper.
+ */
+function sameParams(c: EventContext, entry: RequestEntry, p: Record<string, unknown>): boolean {
+  if (!jsonEqual(p.params, entry.state.params)) return false;
+  const first = entry.meta.sentArgsHash;
+  if (!isIncomplete(p.params) || !first?.ok) return true;
+  const again = recomputeArgsHash(sentParams(c, p));
+  return !again.ok || again.hash === first.hash;
 }
 
 /** The same requestId sent again (§7.3.7). */
@@ -90,7 +111,7 @@ function onRepeat(c: EventContext, entry: RequestEntry, p: Record<string, unknow
   const ack: AckRecord = { kind: 'repeat', eventId: ev.id, t: ev.t, requestId: req.requestId, handling: 'not answered' };
   track.push('acks', ack);
   entry.meta.repeats.set(ev.id, { t: ev.t, ack, answered: false });
-  if (p.surfaceId !== req.surfaceId || p.actionId !== req.actionId || !jsonEqual(p.params, req.params)) {
+  if (p.surfaceId !== req.surfaceId || p.actionId !== req.actionId || !sameParams(c, entry, p)) {
     track.log.raise({
       rule: 'request-id-reused',
       client: track.key,

@@ -4,7 +4,7 @@
  * consecutive sets. What a manifest alone can get wrong (ids, at least one
  * action, unique member ids) the parser reports.
  */
-import { surfacesHash } from '../../protocol/index.ts';
+import { isIncomplete, surfacesHash } from '../../protocol/index.ts';
 import type { OUISurface } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { isObj, q, type ClientTrack, type EventContext } from './client-track.ts';
@@ -143,8 +143,8 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
     // A duplicate id is a finding of its own (from the parser); the last one is what the set holds.
     if (!isObj(s) || typeof s.id !== 'string') continue;
     const old = track.state.surfaces.get(s.id);
-    const same = old !== undefined && jsonEqual(old.surface, s);
     const wire = sent[i];
+    const same = old !== undefined && sameSurface(old, s, wire);
     const fresh: SurfaceState = { surface: s as unknown as OUISurface, since: ev.t, eventId: ev.id, ...(wire !== s && !jsonEqual(wire, s) ? { sent: wire } : {}) };
     next.set(s.id, same ? old : fresh);
     if (!same) lifecycle(c, s.id, 'reported');
@@ -167,6 +167,16 @@ export function onReported(c: EventContext, surfaces: unknown[], sent: unknown[]
   track.setComplete = true;
   rememberSet(track, sent as OUISurface[], false, ev.id);
   recordSetChange(c, before, false);
+}
+
+/**
+ * Whether a reported surface is the one mounted. Copies cut at the parser's
+ * depth cap are cut at their own depth from their event (a registration's
+ * surface one level up from a result's), so they are compared as sent.
+ */
+function sameSurface(old: SurfaceState, copy: unknown, wire: unknown): boolean {
+  if (!isIncomplete(old.surface) && !isIncomplete(copy)) return jsonEqual(old.surface, copy);
+  return jsonEqual(old.sent ?? old.surface, wire);
 }
 
 /** Transport lost (§7.6.1): every surface deregistered, pending requests SURFACE_UNAVAILABLE. */

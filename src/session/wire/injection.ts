@@ -7,7 +7,7 @@
 import { pairingKey } from '../../capture/types.ts';
 import type { HoldCommand, InjectCommand } from '../../messages.ts';
 import type { OUIActionRequest } from '../../protocol/index.ts';
-import { encodeSocketIOEvent } from '../../protocol/index.ts';
+import { encodeSocketIOEvent, stringifyJson } from '../../protocol/index.ts';
 import type { WireClient } from './wire.ts';
 
 /** Ack ids the injector uses: far above what a real Socket.IO client counts to, so its receipt is easy to tell apart. */
@@ -69,7 +69,7 @@ export function planInjection(client: WireClient, request: OUIActionRequest, opt
   }
   switch (target.via) {
     case 'websocket':
-      return { ok: true, command: { ...base, frame: JSON.stringify(event) }, frameId: target.frameId };
+      return { ok: true, command: { ...base, frame: stringifyJson(event)! }, frameId: target.frameId };
     case 'postmessage': {
       // Only the client's frame gets the request; only the peer's frame (where the answer arrives) is told what to hold.
       if (target.frameId === undefined) return { ok: false, error: 'not reachable' };

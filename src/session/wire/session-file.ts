@@ -12,6 +12,7 @@
  * import replays them through the same session model as live traffic. A file
  * is untrusted input: only known fields of the right types are kept.
  */
+import { jsonPrefix, stringifyJson } from '../../protocol/json-text.ts';
 import type { WireClient, WireEvent, WireKind } from './wire.ts';
 
 export const SESSION_FORMAT = 'oui-devtools-session';
@@ -28,6 +29,16 @@ export interface SessionFile {
 
 export function exportSession(clients: Iterable<WireClient>, events: Iterable<WireEvent>, now = new Date()): SessionFile {
   return { format: SESSION_FORMAT, version: SESSION_VERSION, exportedAt: now.toISOString(), clients: [...clients], events: [...events] };
+}
+
+/**
+ * A session file's text: what `JSON.stringify` writes, at any depth (a page
+ * can send a payload nested 100,000 levels deep, which JSON.parse reads and
+ * JSON.stringify cannot write; see json-text.ts). The HAR export writes
+ * with the same writer (`harText`).
+ */
+export function sessionFileText(file: SessionFile): string {
+  return stringifyJson(file)!;
 }
 
 const KINDS = new Set<WireKind>(['event', 'ack', 'lifecycle', 'other', 'malformed']);
@@ -93,7 +104,7 @@ export function readEvent(v: unknown, clients: Set<string>): Read<WireEvent> {
 export function short(v: unknown, max = 40): string {
   let text: string;
   try {
-    text = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+    text = v === undefined ? 'undefined' : (jsonPrefix(v, max) ?? String(v));
   } catch {
     text = typeof v;
   }
