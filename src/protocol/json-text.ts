@@ -30,8 +30,9 @@ export const MAX_JSON_DEPTH = 1 << 22;
  */
 const CYCLE_STRIDE = 64;
 
-/** Subtrees whose container is at most this deep are tried with the native writer first. */
+/** Subtrees whose container is at most this deep, and has at most this many members, are tried with the native writer first. */
 const NATIVE_TRY_DEPTH = 8;
+const NATIVE_TRY_MEMBERS = 256;
 
 /**
  * Whether `e` is the engine running out of stack (V8 and JavaScriptCore:
@@ -185,7 +186,15 @@ export function writeJson(root: unknown, opts: WriteOptions): string | undefined
       return;
     }
     const o = v as object;
-    if (depth > 0 && depth <= NATIVE_TRY_DEPTH && nativeSafe(o, clean)) {
+    const array = Array.isArray(o);
+    let keys: string[] | null = null;
+    if (!array) {
+      keys = Object.keys(o);
+      if (sorted) keys.sort();
+    }
+    const size = array ? (o as unknown[]).length : keys!.length;
+    // A long list is not tried whole (a failed try costs a pass over it): its members are, one by one.
+    if (depth > 0 && depth <= NATIVE_TRY_DEPTH && size <= NATIVE_TRY_MEMBERS && nativeSafe(o, clean)) {
       let text: string | undefined;
       try {
         text = JSON.stringify(o, null, gap);
@@ -200,16 +209,10 @@ export function writeJson(root: unknown, opts: WriteOptions): string | undefined
     }
     if (onPath.has(o)) throw new TypeError('Converting circular structure to JSON');
     if (depth >= MAX_JSON_DEPTH) throw new RangeError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
-    const array = Array.isArray(o);
-    let keys: string[] | null = null;
-    if (!array) {
-      keys = Object.keys(o);
-      if (sorted) keys.sort();
-    }
     if (depth % CYCLE_STRIDE === 0) onPath.add(o);
     values[depth] = o;
     names[depth] = keys;
-    lengths[depth] = array ? (o as unknown[]).length : keys!.length;
+    lengths[depth] = size;
     next[depth] = 0;
     written[depth] = false;
     depth++;
