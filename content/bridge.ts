@@ -29,7 +29,7 @@ import {
   type RelayMessage,
 } from '../src/messages.ts';
 import { outwardPayload } from './payloads.ts';
-import { lastSeqs } from './chunks.ts';
+import { splitRefused } from './chunks.ts';
 
 /** Set (in this isolated world) by the service worker before it injects a bridge into an open page. */
 const LATE_FLAG = '__ouiDevtoolsLateBridge';
@@ -103,7 +103,9 @@ function toBackground(message: HookMessage): void {
 /**
  * Posts, and never loses items without a word: a message Chrome refuses
  * (over its size limit) is split until it goes, and an item that cannot go
- * alone is reported as skipped, which the panel counts.
+ * alone is reported as skipped, with its size, which the panel counts. The
+ * clients a message announces go first, on their own if need be: the panel
+ * reads no item of a client it was never told of.
  */
 function post(port: chrome.runtime.Port, message: HookMessage): void {
   try {
@@ -114,15 +116,7 @@ function post(port: chrome.runtime.Port, message: HookMessage): void {
       if (bgPort === port) bgPort = null;
       return;
     }
-    const m = message;
-    if (m.type !== 'items' || !m.items.length) return;
-    if (m.items.length === 1) {
-      post(port, { type: 'skipped', hook: m.hook, through: lastSeqs(m.items) });
-      return;
-    }
-    const half = m.items.length >> 1;
-    post(port, { ...m, items: m.items.slice(0, half) });
-    post(port, { ...m, items: m.items.slice(half), clients: [] });
+    for (const m of splitRefused(message)) post(port, m);
   }
 }
 

@@ -12,12 +12,14 @@
  * answers, injected items, clients that have shown no OUI traffic yet) is
  * recorded as an item object, as before.
  */
-import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, TransportKind } from '../src/capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, DropReport, TransportKind } from '../src/capture/types.ts';
 import type { Natives } from './natives.ts';
 import { createHeldAnswers, type HeldAnswers } from './answers.ts';
 import { createQuietRing, showsOui } from './quiet-ring.ts';
 import { chunkItems } from './chunks.ts';
 import { FRAME_CAP, HEAD, copyValue, jsonPayload, textPayload } from './payloads.ts';
+import { createDropLedger, type DropLedger } from './drop-ledger.ts';
+import { frameIdentity } from './frame-identity.ts';
 
 export { FRAME_CAP, bytesPayload, jsonPayload, textPayload } from './payloads.ts';
 
@@ -83,6 +85,19 @@ export interface CaptureBuffer {
   subscribe(cursors: Cursors, live: Live): void;
   unsubscribe(): void;
   drops(): DropCounts;
+  /** Per client, what a subscriber resuming from `cursors` will never get: the drops after its cursor (clients with none left out; undefined: none at all). */
+  lostAfter(cursors: Cursors): Record<string, DropReport> | undefined;
+}
+
+/** The size of an item's payload as the panel measures a frame (`size` when the hook capped it). */
+function sizeOf(item: CapturedItem): number {
+  if (typeof item.size === 'number') return item.size;
+  const p = item.payload;
+  if (!p) return 0;
+  if ('text' in p) return p.text.length;
+  if ('bytes' in p) return p.bytes.byteLength;
+  if ('base64' in p) return Math.floor((p.base64.length * 3) / 4);
+  return 0;
 }
 
 function weight(item: CapturedItem): number {
@@ -101,6 +116,13 @@ interface ClientState {
   dropped: number;
   /** Shown OUI traffic (or made only for it): its items go to the ring; the others' to the quiet ring. */
   oui: boolean;
+  /** What was dropped, by seq, once anything was. */
+  ledger?: DropLedger;
+}
+
+function noteDrop(st: ClientState, seq: number, size: number): void {
+  st.dropped++;
+  (st.ledger ??= createDropLedger()).add(seq, size);
 }
 
 /** How a ring entry's data is read. */
@@ -125,7 +147,7 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
   let injectDepth = 0;
   const quiet = createQuietRing((old) => {
     const st = states.get(old.client);
-    if (st) st.dropped++;
+    if (st) noteDrop(st, old.seq, sizeOf(old));
   }, weight);
 
   // The ring, in columns: entry g (counted from 0 since the start) is at slot g % MAX_ITEMS while g >= total - count.
@@ -156,7 +178,9 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
       while (outNext < outbox.length && typeof outbox[outNext] !== 'number') outNext++;
       if (outbox[outNext] === g) outbox[outNext++] = itemAt(g)!;
     }
-    K[o]!.st.dropped++;
+    const k = K[o]!;
+    // The size the panel would have shown: text's length, a copied value's estimated from its weight (UTF-16 units at 2 bytes).
+    noteDrop(k.st, S[o]!, k.mode === TEXT ? (D[o] as string).length : k.mode === ITEM ? sizeOf(D[o] as CapturedItem) : Math.round((W[o]! - ITEM_WEIGHT) / 2));
     bytes -= W[o]!;
     D[o] = undefined;
     K[o] = undefined;
@@ -399,12 +423,14 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     },
     addClient(kind, url, key) {
       const id = `c${nextClient++}`;
+      // An about:blank, srcdoc or document.open()ed frame says whose it is: its creator's origin and page.
+      const { origin, frameUrl } = frameIdentity();
       const client: CapturedClient = {
         id,
         kind,
         url,
-        origin: location.origin,
-        frameUrl: location.href,
+        origin,
+        frameUrl,
         ...(key ? { key } : {}),
       };
       clients.set(id, client);
@@ -499,6 +525,15 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     drops() {
       const out: DropCounts = {};
       for (const [id, st] of states) if (st.dropped) out[id] = st.dropped;
+      return out;
+    },
+    lostAfter(cursors) {
+      let out: Record<string, DropReport> | undefined;
+      for (const [id, st] of states) {
+        const c = cursors[`${hook}/${id}`];
+        const r = st.ledger?.after(typeof c === 'number' ? c : 0);
+        if (r) (out ??= {})[id] = r;
+      }
       return out;
     },
   };

@@ -7,6 +7,7 @@
  * byte at most 4/3 (the bridge sends bytes as base64).
  */
 import type { CapturedItem } from '../src/capture/types.ts';
+import type { HookMessage } from '../src/messages.ts';
 
 /** Far below Chrome's 64 MiB, so that the worst case of the estimate still fits, and the panel takes each chunk in small steps. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -61,4 +62,47 @@ export function lastSeqs(items: CapturedItem[]): Record<string, number> {
     if ((through[it.client] ?? 0) < it.seq) through[it.client] = it.seq;
   }
   return through;
+}
+
+/** The size of the items' payloads, as `size` measures a frame (the original's, for one over the cap): what a receiver counts as not carried. */
+export function payloadSizes(items: CapturedItem[]): number {
+  let n = 0;
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!;
+    const p = it.payload;
+    if (typeof it.size === 'number') n += it.size;
+    else if (!p) continue;
+    else if ('text' in p) n += p.text.length;
+    else if ('bytes' in p) n += p.bytes.byteLength;
+    else if ('base64' in p) n += Math.floor((p.base64.length * 3) / 4);
+  }
+  return n;
+}
+
+/** What a refused message becomes: its clients apart from its items, then halves; an item alone, a `skipped`. Empty: nothing more to try. */
+export function splitRefused(m: HookMessage): HookMessage[] {
+  if (m.type !== 'items') return [];
+  const { clients, items } = m;
+  if (clients.length && items.length) return [{ ...m, items: [] }, { ...m, clients: [] }];
+  if (clients.length) {
+    if (clients.length > 1) {
+      const half = clients.length >> 1;
+      return [{ ...m, clients: clients.slice(0, half) }, { ...m, clients: clients.slice(half) }];
+    }
+    // One client too large to carry (URLs of megabytes): announced with the heads of its URLs, so its items are still read.
+    const c = clients[0]!;
+    const url = cut(c.url);
+    const frameUrl = cut(c.frameUrl);
+    return url === c.url && frameUrl === c.frameUrl ? [] : [{ ...m, clients: [{ ...c, url, frameUrl }] }];
+  }
+  if (items.length === 1) return [{ type: 'skipped', hook: m.hook, through: lastSeqs(items), size: payloadSizes(items) }];
+  if (!items.length) return [];
+  const half = items.length >> 1;
+  return [{ ...m, items: items.slice(0, half) }, { ...m, items: items.slice(half) }];
+}
+
+const URL_HEAD = 2048;
+
+function cut(text: string): string {
+  return typeof text === 'string' && text.length > URL_HEAD + 64 ? `${text.slice(0, URL_HEAD)}… [${text.length} characters]` : text;
 }

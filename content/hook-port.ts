@@ -6,7 +6,7 @@
  */
 import { HOOK_PORT_MARKER, PROTOCOL, readHookCommand, type HookMessage, type InjectCommand, type HoldCommand } from '../src/messages.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
-import { lastSeqs } from './chunks.ts';
+import { lastSeqs, payloadSizes } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
 import { frameReport } from './coverage.ts';
 
@@ -28,7 +28,7 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
       // Its items are counted as undelivered instead of leaving a silent gap.
       if (m.type !== 'items' || !m.items.length) return;
       try {
-        natives.portPost(port, { type: 'skipped', hook: buffer.hook, through: lastSeqs(m.items) } satisfies HookMessage);
+        natives.portPost(port, { type: 'skipped', hook: buffer.hook, through: lastSeqs(m.items), size: payloadSizes(m.items) } satisfies HookMessage);
       } catch {
         // Nothing more can be said on a port that refuses a few numbers.
       }
@@ -69,7 +69,9 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
         buffer.subscribe(m.cursors, {
           items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),
         });
-        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: PROTOCOL });
+        // What this subscriber will never get, by the hook's own count: the panel says it, also of a client none of whose items is left.
+        const lost = buffer.lostAfter(m.cursors);
+        send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: PROTOCOL, ...(lost ? { lost } : {}) });
       } else if (m.type === 'unsubscribe') {
         buffer.unsubscribe();
       } else if (m.type === 'hook:flush') {

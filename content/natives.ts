@@ -12,6 +12,7 @@ const nowBase = performance.timeOrigin;
 const perfNow = performance.now.bind(performance);
 const randomValues = crypto.getRandomValues.bind(crypto);
 const blobArrayBuffer = Blob.prototype.arrayBuffer;
+const blobSlice = Blob.prototype.slice;
 const promiseThen = Promise.prototype.then;
 const apply = Reflect.apply;
 /** `uncurry(getter)(obj)` calls the getter on obj: bound now, so a page patching Function.prototype.call later changes nothing. */
@@ -33,6 +34,7 @@ const readyStateOf = uncurry(getter(WebSocket.prototype, 'readyState') as (this:
 const eventSourceOf = uncurry(getter(MessageEvent.prototype, 'source') as (this: never) => MessageEventSource | null);
 const eventOriginOf = uncurry(getter(MessageEvent.prototype, 'origin') as (this: never) => string);
 const eventDataOf = uncurry(getter(MessageEvent.prototype, 'data') as (this: never) => unknown);
+const blobSizeOf = uncurry(getter(Blob.prototype, 'size') as (this: never) => number);
 
 export const natives = {
   setTimeout: setTimeoutNative,
@@ -58,6 +60,13 @@ export const natives = {
   /** Reads a Blob without calling anything the page may have replaced on Blob.prototype. */
   readBlob(blob: Blob): Promise<ArrayBuffer> {
     return apply(blobArrayBuffer, blob, []) as Promise<ArrayBuffer>;
+  },
+  blobSize(blob: Blob): number {
+    return blobSizeOf ? blobSizeOf(blob) : blob.size;
+  },
+  /** The first `n` bytes of a Blob, as a Blob (nothing is read). */
+  blobHead(blob: Blob, n: number): Blob {
+    return apply(blobSlice, blob, [0, n]) as Blob;
   },
   parent(w: Window): Window | null {
     return parentOf ? parentOf(w) : w.parent;

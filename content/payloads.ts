@@ -2,7 +2,7 @@
  * Payloads as the hook keeps them: text as is (large frames as a head of
  * their own), bytes copied, JS values copied at the moment they are seen.
  */
-import type { CapturedPayload } from '../src/capture/types.ts';
+import type { CapturedPayload, OmittedPayload } from '../src/capture/types.ts';
 import { bytesToBase64 } from '../src/protocol/base64.ts';
 
 /** Frames longer than this (UTF-16 units or bytes) keep only their head and their size. */
@@ -19,9 +19,27 @@ const ObjectProto = Object.prototype;
 const ArrayProto = Array.prototype;
 const fromCharCode = String.fromCharCode;
 
+/** What a binary frame over the cap keeps: its first BINARY_HEAD bytes, in hex. */
+export const BINARY_HEAD = 128;
+
+/**
+ * Whether a text holds anything but ASCII: then its UTF-8 size is more than
+ * its length. The regex's own `exec` is the engine's, taken now: `test`
+ * looks `exec` up on the regex, where a page's RegExp.prototype.exec would
+ * otherwise answer.
+ */
+const NON_ASCII = /[^\x00-\x7f]/;
+Object.defineProperty(NON_ASCII, 'exec', { value: RegExp.prototype.exec });
+const regexTest = RegExp.prototype.test;
+const apply = Reflect.apply;
+
 export function textPayload(text: string): { payload: CapturedPayload; size?: number } {
   if (text.length <= FRAME_CAP) return { payload: { text } };
-  return { payload: { omitted: true, head: detachedHead(text) }, size: text.length };
+  // Only for frames over the cap: one scan (about 1 ns a character, stopping at the first non-ASCII one), so the
+  // panel can say "50.0 MB" of a frame whose bytes are its characters, and "at least" of one whose are not.
+  const payload: OmittedPayload = { omitted: true, head: detachedHead(text) };
+  if (!apply(regexTest, NON_ASCII, [text])) payload.ascii = true;
+  return { payload, size: text.length };
 }
 
 /**
@@ -53,7 +71,20 @@ export function jsonPayload(value: unknown): { payload: CapturedPayload; size?: 
 
 export function bytesPayload(bytes: Uint8Array): { payload: CapturedPayload; size?: number } {
   if (bytes.byteLength <= FRAME_CAP) return { payload: { bytes: bytes.slice() } };
-  return { payload: { omitted: true, head: `[${bytes.byteLength} bytes]` }, size: bytes.byteLength };
+  return bytesHeadPayload(bytes, bytes.byteLength);
+}
+
+const HEX = '0123456789abcdef';
+
+/** A binary frame of `size` bytes over the cap, of which `head` holds the first (at least BINARY_HEAD, when there are). */
+export function bytesHeadPayload(head: Uint8Array, size: number): { payload: CapturedPayload; size: number } {
+  let hex = '';
+  const n = head.byteLength < BINARY_HEAD ? head.byteLength : BINARY_HEAD;
+  for (let i = 0; i < n; i++) {
+    const b = head[i]!;
+    hex += (i ? ' ' : '') + HEX[b >> 4]! + HEX[b & 15]!;
+  }
+  return { payload: { omitted: true, head: hex, binary: true }, size };
 }
 
 /** Thrown inside the copy: this value is not plain data, let JSON.stringify take it now. */

@@ -12,6 +12,7 @@ import { Approvals } from './views/approvals.tsx';
 import { Findings, counted, severityCounts } from './views/findings.tsx';
 import { Inject, clientOption } from './views/inject.tsx';
 import { TimersButton } from './views/timers.tsx';
+import { CaptureLosses } from './views/capture-losses.tsx';
 import { Coverage, CoverageWarning } from './views/coverage.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar, harText } from '../src/session/har/export.ts';
@@ -127,8 +128,6 @@ export function App({ tabId }: { tabId: number | null }) {
     );
   }
   const clients = [...recorder.clients.values()];
-  const lost = recorder.intake.totalLost();
-  const undelivered = recorder.intake.totalUndelivered();
   const isPaused = pausedAt.value !== null;
   const current = VIEWS.find((v) => v.id === view.value) ?? VIEWS[0]!;
   return (
@@ -185,16 +184,7 @@ export function App({ tabId }: { tabId: number | null }) {
         <SitesButton />
         {source.value === 'import' && <button onClick={() => store.backToLive()}>Back to live</button>}
         {isPaused && <span class="warn">paused · {recorder.events.length - (pausedAt.value ?? 0)} new events</span>}
-        {lost > 0 && (
-          <span class="warn" data-testid="lost" title="The page's bounded buffer dropped these before the panel read them">
-            {lost} dropped by the page buffer
-          </span>
-        )}
-        {undelivered > 0 && (
-          <span class="warn" data-testid="undelivered" title="Captured by the page, but a message carrying them could not be delivered to the panel">
-            {undelivered} not delivered
-          </span>
-        )}
+        <CaptureLosses />
         {recorder.evicted > 0 && <span class="warn">{recorder.evicted} oldest events dropped from the panel</span>}
         {source.value === 'live' && <CoverageWarning />}
       </header>

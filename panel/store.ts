@@ -208,7 +208,8 @@ export class PanelStore {
         this.feed.noteHook(message.hook, Date.now());
         if (fresh.length) this.feedLive(fresh);
         if (this.recorder.clients.size !== clientsBefore) this.coverage.touch();
-        if (fresh.length || message.type === 'items') this.redraw();
+        // A state (what the hook dropped) or a skip (what could not be carried) changes the status line's counts.
+        if (fresh.length || message.type === 'items' || message.type === 'state' || message.type === 'skipped') this.redraw();
       },
       status: (on) => {
         if (!on) this.reconnects.value++;

@@ -13,7 +13,7 @@
  * answer null for anything else; items are checked one by one further on, by
  * the capture intake, which must also count what it cannot take.
  */
-import type { CapturedClient, CapturedItem, Cursors, DropCounts, InjectTarget, WorkerCoverage } from './capture/types.ts';
+import type { CapturedClient, CapturedItem, Cursors, DropCounts, DropReport, InjectTarget, WorkerCoverage } from './capture/types.ts';
 import type { ChildFrame, FrameReport } from './capture/coverage.ts';
 import { isRecord } from './protocol/json-object.ts';
 
@@ -45,6 +45,8 @@ export interface StateMessage {
   clients: CapturedClient[];
   path?: string;
   v?: number;
+  /** Per client, what this subscription will never get: dropped by the bounded buffer after its cursor (additive within protocol 2). */
+  lost?: Record<string, DropReport>;
 }
 
 /** Items that could not be carried (a message refused on the way), up to these seq numbers per client: counted in the panel. */
@@ -52,6 +54,8 @@ export interface SkippedMessage {
   type: 'skipped';
   hook: string;
   through: Record<string, number>;
+  /** The size of their payloads, as `size` measures a frame (additive within protocol 2). */
+  size?: number;
 }
 
 /** The hook's word on an injection: delivered, or why not. */
@@ -218,9 +222,13 @@ export function readHookMessage(x: unknown): HookMessage | null {
         clients: Array.isArray(x.clients) ? (x.clients as CapturedClient[]) : [],
         ...(isString(x.path) ? { path: x.path } : {}),
         ...(typeof x.v === 'number' ? { v: x.v } : {}),
+        // Each report is the intake's to check, as the items are.
+        ...(isRecord(x.lost) ? { lost: x.lost as Record<string, DropReport> } : {}),
       };
     case 'skipped':
-      return isString(x.hook) && isRecord(x.through) ? { type: 'skipped', hook: x.hook, through: x.through as Record<string, number> } : null;
+      return isString(x.hook) && isRecord(x.through)
+        ? { type: 'skipped', hook: x.hook, through: x.through as Record<string, number>, ...(isCount(x.size) ? { size: x.size } : {}) }
+        : null;
     case 'answer':
       // Never String() page data: an object whose toString is not a function throws.
       return isString(x.id) ? { type: 'answer', id: x.id, ok: x.ok === true, ...(x.ok === true ? {} : { error: isString(x.error) ? x.error : 'not delivered' }) } : null;

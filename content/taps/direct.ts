@@ -29,15 +29,106 @@ export const directClients = new Map<string, DirectClient>();
 /** An app that attaches transport after transport without detaching keeps only the newest injectable. */
 const MAX_DIRECT_CLIENTS = 100;
 
+/**
+ * The engine's own reflection, taken at document_start: what attach does to a
+ * transport goes through descriptors, never through [[Get]] or [[Set]], so a
+ * getter or a Proxy's `get` trap of the app's runs exactly as often as
+ * without the hook (never at attach), and no setter of the app's runs.
+ */
+const { apply, defineProperty, deleteProperty, getOwnPropertyDescriptor, getPrototypeOf, isExtensible, ownKeys } = Reflect;
+const ObjectProto = Object.prototype;
+const FunctionProto = Function.prototype;
+
+/** A property of the transport that is, or may be (an accessor), one of its methods. */
+interface Candidate {
+  name: string;
+  desc: PropertyDescriptor;
+  /** The transport's own property (replaced in place), rather than one it inherits (shadowed by an own one). */
+  own: boolean;
+}
+
+/** What attach put on the transport, to take back on detach: the property as it was (undefined: there was none). */
+interface Installed {
+  name: string;
+  before: PropertyDescriptor | undefined;
+  mine: PropertyDescriptor;
+}
+
+/** An exception's own message, read without running anything of the page's (a thrown object's getter, a Proxy's trap). */
+function reasonOf(e: unknown): string {
+  try {
+    if (typeof e === 'object' && e !== null && !isProxyLike(e)) {
+      const d = getOwnPropertyDescriptor(e, 'message');
+      if (d && 'value' in d && typeof d.value === 'string') return d.value.slice(0, 200);
+    }
+  } catch {
+    // Said without its message.
+  }
+  return 'an exception';
+}
+
+/** Engine errors are plain objects with own data properties; anything else is not looked into. */
+function isProxyLike(e: object): boolean {
+  try {
+    return !(e instanceof Error);
+  } catch {
+    return true;
+  }
+}
+
+/** The transport's methods: own and inherited properties (first found wins), read as descriptors only. Throws what the transport throws (a revoked Proxy). */
+function candidatesOf(t: object): Candidate[] {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  let obj: object | null = t;
+  for (let depth = 0; obj && obj !== ObjectProto && obj !== FunctionProto && depth < 8; depth++) {
+    const keys = ownKeys(obj);
+    for (let i = 0; i < keys.length; i++) {
+      const name = keys[i];
+      if (typeof name !== 'string' || seen.has(name)) continue;
+      seen.add(name);
+      if (name === 'constructor' || NOT_CLIENT_CALLS.has(name)) continue;
+      if (name.startsWith('on') && name !== 'onAction') continue;
+      const desc = getOwnPropertyDescriptor(obj, name);
+      if (!desc) continue;
+      // A data property that holds a function, or an accessor (whose value is known only when the app reads it).
+      if ('value' in desc ? typeof desc.value === 'function' : typeof desc.get === 'function') out.push({ name, desc, own: obj === t });
+    }
+    obj = getPrototypeOf(obj);
+  }
+  return out;
+}
+
 export function installDirectHook(buffer: CaptureBuffer): void {
   function attach(transport: unknown, options?: { label?: unknown }): () => void {
+    try {
+      return attachTo(transport, options);
+    } catch {
+      // Never into the app: attach is called from its own code.
+      return () => {};
+    }
+  }
+
+  function attachTo(transport: unknown, options?: { label?: unknown }): () => void {
     if (!transport || (typeof transport !== 'object' && typeof transport !== 'function')) return () => {};
     const t = transport as Transport;
-    const label = typeof options?.label === 'string' ? options.label.slice(0, 200) : 'direct transport';
+    let label = 'direct transport';
+    try {
+      const l = options?.label;
+      if (typeof l === 'string') label = l.slice(0, 200);
+    } catch {
+      // An options object whose label cannot be read: the default label.
+    }
     const client = buffer.addClient('direct', label);
+    let candidates: Candidate[];
+    try {
+      candidates = candidatesOf(t);
+    } catch (e) {
+      // A revoked Proxy, or one whose traps throw: nothing of it can be wrapped; the panel says so.
+      buffer.record(client, 'error', { note: `could not attach the transport: reading its methods threw ${reasonOf(e)}` });
+      return () => {};
+    }
     const entry: DirectClient = { client, handlers: new Set() };
-    directClients.set(client.id, entry);
-    if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(directClients.keys().next().value as string);
     /** One sink per direction and method, made once: a call records only its copied value, a timestamp and its seq. */
     const sinks = new Map<string, Sink>();
     const sinkFor = (dir: 'in' | 'out', method: string): Sink => {
@@ -49,40 +140,39 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       }
       return sink;
     };
-    const originals = new Map<string, unknown>();
 
     const wrapAck = (sink: Sink, cb: unknown, re: number) =>
       typeof cb === 'function'
         ? function acknowledged(this: unknown, ack: unknown) {
             buffer.value(sink, ack, re);
-            return (cb as Fn).call(this, ack);
+            return apply(cb as Fn, this, [ack]);
           }
         : cb;
 
-    for (const name of methodNames(t)) {
-      const original = t[name] as Fn;
-      let wrapped: Fn;
+    /** The recording wrapper of method `name` around `original`. */
+    function wrap(name: string, original: Fn): Fn {
       if (name === 'onAction') {
         const requests = sinkFor('in', 'onAction');
         const receipts = sinkFor('out', 'receipt');
-        wrapped = function onAction(this: unknown, handler: unknown, ...rest: unknown[]) {
-          if (typeof handler !== 'function') return original.call(this, handler, ...rest);
+        return function onAction(this: unknown, handler: unknown, ...rest: unknown[]) {
+          if (typeof handler !== 'function') return apply(original, this, [handler, ...rest]);
           const h = function (this: unknown, request: unknown, receipt?: unknown) {
             const seq = buffer.value(requests, request);
-            return (handler as Fn).call(this, request, wrapAck(receipts, receipt, seq));
+            return apply(handler as Fn, this, [request, wrapAck(receipts, receipt, seq)]);
           };
           entry.handlers.add(h);
-          const off = original.call(this, h, ...rest);
+          const off = apply(original, this, [h, ...rest]);
           if (typeof off !== 'function') return off;
           return function unsubscribe(this: unknown) {
             entry.handlers.delete(h);
-            return (off as Fn).apply(this, arguments as unknown as unknown[]);
+            return apply(off as Fn, this, arguments as unknown as unknown[]);
           };
         };
-      } else if (name === 'sendResult') {
+      }
+      if (name === 'sendResult') {
         const results = sinkFor('out', 'sendResult');
         const acks = sinkFor('in', 'ack');
-        wrapped = function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown) {
+        return function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown) {
           if (buffer.held.active) {
             const copied = jsonPayload(result);
             if (buffer.held.matches(copied.text, client.id)) {
@@ -103,31 +193,90 @@ export function installDirectHook(buffer: CaptureBuffer): void {
           }
           const seq = buffer.value(results, result);
           const ack = wrapAck(acks, onAcknowledged, seq);
-          if (arguments.length <= 2) return original.call(this, result, ack);
+          if (arguments.length <= 2) return apply(original, this, [result, ack]);
           const args = Array.prototype.slice.call(arguments) as unknown[];
           args[1] = ack;
-          return original.apply(this, args);
-        };
-      } else {
-        const calls = sinkFor('out', name);
-        wrapped = function (this: unknown) {
-          buffer.value(calls, arguments[0]);
-          return original.apply(this, arguments as unknown as unknown[]);
+          return apply(original, this, args);
         };
       }
-      try {
-        originals.set(name, original);
-        t[name] = wrapped;
-      } catch {
-        originals.delete(name);
-      }
+      const calls = sinkFor('out', name);
+      return function (this: unknown) {
+        buffer.value(calls, arguments[0]);
+        return apply(original, this, arguments as unknown as unknown[]);
+      };
     }
-    buffer.record(client, 'open');
+
+    /** For a method behind a getter: one wrapper per function the getter returns, so `t.send === t.send` still holds when it did. */
+    function wrapping(name: string): (f: Fn) => Fn {
+      const made = new WeakMap<Fn, Fn>();
+      return (f) => {
+        let w = made.get(f);
+        if (!w) {
+          w = wrap(name, f);
+          made.set(f, w);
+        }
+        return w;
+      };
+    }
+
+    const installed: Installed[] = [];
+    const refused: string[] = [];
+    for (const { name, desc, own } of candidates) {
+      let mine: PropertyDescriptor;
+      if ('value' in desc) {
+        // Own: the same property with the wrapper as its value. Inherited: an own one that shadows it, as an assignment would make, but hidden from enumeration.
+        mine = own ? { ...desc, value: wrap(name, desc.value as Fn) } : { value: wrap(name, desc.value as Fn), writable: true, enumerable: false, configurable: true };
+      } else {
+        // A getter: still the app's, run once each time the app reads it, and what it returns wrapped when it is a function.
+        const get = desc.get as () => unknown;
+        const wrapOf = wrapping(name);
+        mine = {
+          get: function (this: unknown) {
+            const v = apply(get, this, []);
+            return typeof v === 'function' ? wrapOf(v as Fn) : v;
+          },
+          set: desc.set,
+          enumerable: own ? desc.enumerable : false,
+          configurable: own ? desc.configurable : true,
+        };
+      }
+      let ok = false;
+      try {
+        ok = defineProperty(t, name, mine);
+      } catch {
+        // A Proxy's defineProperty trap that throws: not wrapped.
+      }
+      if (ok) installed.push({ name, before: own ? desc : undefined, mine });
+      else refused.push(name);
+    }
+
+    if (!installed.length) {
+      let frozen = false;
+      try {
+        frozen = !isExtensible(t);
+      } catch {
+        // Unknown.
+      }
+      const why = !candidates.length
+        ? 'it has no methods'
+        : frozen
+          ? `it is frozen or sealed, so its methods (${refused.slice(0, 8).join(', ')}) cannot be wrapped in place`
+          : `its methods (${refused.slice(0, 8).join(', ')}) cannot be replaced`;
+      buffer.record(client, 'error', { note: `could not attach the transport: ${why}` });
+      return () => {};
+    }
+    directClients.set(client.id, entry);
+    if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(directClients.keys().next().value as string);
+    buffer.record(client, 'open', refused.length ? { note: `not captured: ${refused.slice(0, 8).join(', ')}${refused.length > 8 ? ` and ${refused.length - 8} more` : ''} (cannot be replaced)` } : undefined);
 
     return function detach() {
-      for (const [name, fn] of originals) {
+      for (const { name, before, mine } of installed) {
         try {
-          t[name] = fn;
+          // Only what is still ours: a method the app replaced since stays the app's.
+          const now = getOwnPropertyDescriptor(t, name);
+          if (!now || (mine.get ? now.get !== mine.get : now.value !== mine.value)) continue;
+          if (before) defineProperty(t, name, before);
+          else deleteProperty(t, name);
         } catch {
           // Frozen since: leave it.
         }
@@ -139,22 +288,4 @@ export function installDirectHook(buffer: CaptureBuffer): void {
 
   const api = Object.freeze({ version: 1, attach });
   Object.defineProperty(window, '__OUI_DEVTOOLS_HOOK__', { value: api, configurable: true, enumerable: false, writable: false });
-}
-
-function methodNames(t: Transport): string[] {
-  const names = new Set<string>();
-  let obj: object | null = t;
-  for (let depth = 0; obj && obj !== Object.prototype && depth < 8; depth++) {
-    for (const name of Object.getOwnPropertyNames(obj)) {
-      if (name === 'constructor' || NOT_CLIENT_CALLS.has(name)) continue;
-      if (name.startsWith('on') && name !== 'onAction') continue;
-      try {
-        if (typeof (t as Record<string, unknown>)[name] === 'function') names.add(name);
-      } catch {
-        // A getter that throws is not a method.
-      }
-    }
-    obj = Object.getPrototypeOf(obj) as object | null;
-  }
-  return [...names];
 }

@@ -5,6 +5,7 @@
  * browser's own, and subclasses keep working.
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
+import { BINARY_HEAD, FRAME_CAP, bytesHeadPayload } from '../payloads.ts';
 import { disguiseConstructor, disguiseMethod, replaceProperty } from '../disguise.ts';
 import { foreignRealmOp, provideRealmOp } from '../realm-link.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
@@ -48,11 +49,16 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
           buffer.record(client, 'frame', { dir, ...bytesPayload(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) });
         } else if (NativeBlob && data instanceof NativeBlob) {
           const done = buffer.recordPending(client, { dir });
-          // The browser's own reader: the app sees no extra call of anything it may have wrapped on Blob.
+          const size = natives.blobSize(data);
+          // Over the cap: only the head is read, never the whole frame. The browser's own reader: the app sees no extra call of anything it may have wrapped on Blob.
+          const over = size > FRAME_CAP;
           natives.after(
-            natives.readBlob(data),
-            (ab) => { const p = bytesPayload(new Uint8Array(ab)); done(p.payload, p.size); },
-            () => done({ omitted: true, head: '[unreadable Blob]' }, data.size),
+            natives.readBlob(over ? natives.blobHead(data, BINARY_HEAD) : data),
+            (ab) => {
+              const p = over ? bytesHeadPayload(new Uint8Array(ab), size) : bytesPayload(new Uint8Array(ab));
+              done(p.payload, p.size);
+            },
+            () => done({ omitted: true, head: '[unreadable Blob]' }, size),
           );
         }
       } catch {

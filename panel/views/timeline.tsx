@@ -15,6 +15,7 @@ import { targetOf } from '../timeline-filter.ts';
 import { StoreContext, useModel } from '../store-context.ts';
 import type { PanelStore } from '../store.ts';
 import { EventDetail } from './event-detail.tsx';
+import { frameOf } from './clients.tsx';
 
 const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
@@ -120,7 +121,7 @@ class Row extends Component<RowProps> {
         onClick={() => (selectedEvent.value = ev.id)}
       >
         <span class="c-time">{clock(ev.t)}</span>
-        <span class="c-client" title={client?.label}>{client?.kind ?? '?'}</span>
+        <span class="c-client" title={client ? `${client.label}${frameOf(client) ? ` · ${frameOf(client)}` : ''}` : undefined}>{client?.kind ?? '?'}</span>
         <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
         <span class="c-type">
           {type}

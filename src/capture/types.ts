@@ -44,7 +44,21 @@ export type CapturedPayload =
   | { text: string }
   | { bytes: Uint8Array }
   | { base64: string }
-  | { omitted: true; head: string };
+  | OmittedPayload;
+
+/**
+ * What is kept of a frame over the capture cap (or of a value that is not
+ * JSON): its head, and the original's size in `size` on the item. `binary`:
+ * the frame was bytes, and `head` is its first bytes in hex (`7b 22 74 …`).
+ * `ascii`: the text was ASCII only, so `size` (UTF-16 units) is also its size
+ * in bytes; without it, text's size in bytes is at least `size`.
+ */
+export interface OmittedPayload {
+  omitted: true;
+  head: string;
+  binary?: true;
+  ascii?: true;
+}
 
 export type CapturedKind =
   | 'open'
@@ -88,6 +102,20 @@ export interface CapturedItem {
 /** What a hook has dropped from its bounded buffer, per client: counted, never silent. */
 export interface DropCounts {
   [clientId: string]: number;
+}
+
+/**
+ * What a subscriber will never get of one client: the items the hook's
+ * bounded buffer dropped after its cursor, their size (of their payloads, as
+ * `size` measures a frame: UTF-16 units of text, bytes of binary, the
+ * original size of a frame over the cap; estimated from the copy for a
+ * postMessage or direct-call value), and the first and last of their seqs.
+ */
+export interface DropReport {
+  items: number;
+  size: number;
+  from: number;
+  to: number;
 }
 
 /** Last sequence number seen, keyed by `${hook}/${client}`. */

@@ -23,6 +23,7 @@ import { OuiCapture, filterFindings, isSeverity, SEVERITIES } from './capture.ts
 import { formatFindings } from './format.ts';
 import { OUI_FIXTURE_BINDING } from './binding.ts';
 import { fixtureTimers } from './timers.ts';
+import { sessionFileText } from '../session/wire/session-file.ts';
 import type * as Api from './api.d.ts';
 
 export { formatFindings, OUI_FIXTURE_BINDING };
@@ -55,7 +56,7 @@ export const test: typeof Api.test = base.extend<Api.OuiFixtures>({
       const failed = testInfo.status !== testInfo.expectedStatus;
       if (when === 'always' || (when === 'on-failure' && failed)) {
         const file = await capture.sessionFile();
-        await testInfo.attach('oui-session.json', { body: JSON.stringify(file), contentType: 'application/json' });
+        await testInfo.attach('oui-session.json', { body: sessionFileText(file), contentType: 'application/json' });
       }
       capture.close();
     }

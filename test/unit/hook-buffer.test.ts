@@ -167,7 +167,7 @@ describe('the hot path', () => {
         { hook: 'hook1', client: c.id, seq: 1, kind: 'open', dir: undefined, payload: undefined, size: undefined },
         { hook: 'hook1', client: c.id, seq: 2, kind: 'frame', dir: 'out', payload: { text: OUI }, size: undefined },
         { hook: 'hook1', client: c.id, seq: 3, kind: 'frame', dir: 'in', payload: { text: '{"type":"action:request"}' }, size: undefined },
-        { hook: 'hook1', client: c.id, seq: 4, kind: 'frame', dir: 'in', payload: { omitted: true, head: 'z'.repeat(512) }, size: FRAME_CAP + 10 },
+        { hook: 'hook1', client: c.id, seq: 4, kind: 'frame', dir: 'in', payload: { omitted: true, head: 'z'.repeat(512), ascii: true }, size: FRAME_CAP + 10 },
       ],
     );
     for (let i = 1; i < items.length; i++) assert.ok(items[i]!.t > items[i - 1]!.t, 'timestamps in order');

@@ -25,6 +25,7 @@ import { isExtensionEventType, isProtocolEventType, sentToClient } from '../../p
 import { PORT_KEY_PREFIX } from '../../capture/message-port.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 import { PortEchoes } from './port-echoes.ts';
+import { cappedNote, omittedOf } from './capped.ts';
 
 /** Longest raw text kept on a wire event for the raw view. */
 const RAW_CAP = 64 * 1024;
@@ -389,6 +390,28 @@ export class WireDecoder {
     return [this.base(item, client, kind, fields)];
   }
 
+  /** An item the hook did not keep whole (over the cap, not JSON), as an event that says so with its size and head; undefined when it was kept. */
+  private capped(item: CapturedItem, client: string, what: string): WireEvent | undefined {
+    const note = cappedNote(what, item);
+    if (note === undefined) return undefined;
+    const head = omittedOf(item)?.head;
+    return this.base(item, client, 'other', { note, ...(head ? { raw: head } : {}) });
+  }
+
+  /** An Engine.IO frame or body over the cap: shown on each namespace of its session when it has any, else on the raw connection. */
+  private cappedInSession(state: RawState, session: EngineSession | undefined, item: CapturedItem, what: string): WireEvent[] {
+    const note = cappedNote(what, item) ?? `${what} not captured`;
+    const head = omittedOf(item)?.head;
+    const fields = { kind: 'other' as const, note, ...(head ? { raw: head } : {}) };
+    if (session?.namespaces.size) {
+      const out = this.sessionEvent(state, session, item, fields);
+      for (const ev of out) ev.via = state.info.kind === 'polling' ? 'polling' : 'websocket';
+      return out;
+    }
+    const { kind, ...rest } = fields;
+    return [this.base(item, this.fallbackClient(state), kind, rest)];
+  }
+
   /** An OUI event or ack from a JSON value `{ type, payload }`. */
   private jsonEvent(item: CapturedItem, client: string, value: unknown, raw: string): WireEvent {
     const v = value as { type?: unknown; payload?: unknown } | null;
@@ -411,8 +434,8 @@ export class WireDecoder {
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     if (text === null) {
-      const note = item.payload && 'omitted' in item.payload ? `frame over the capture cap (${item.size} units)` : 'binary frame';
-      return [this.base(item, client, 'other', { note, raw: item.payload && 'omitted' in item.payload ? item.payload.head : undefined })];
+      const capped = this.capped(item, client, 'frame');
+      return capped ? [capped] : [this.base(item, client, 'other', { note: 'binary frame' })];
     }
     const parsed = tryJson(text);
     if (!parsed.ok) {
@@ -439,7 +462,7 @@ export class WireDecoder {
     }
     const text = payloadText(item.payload);
     const bytes = text === null ? payloadBytes(item.payload) : null;
-    if (text === null && !bytes) return [this.base(item, this.fallbackClient(state), 'other', { note: 'frame over the capture cap' })];
+    if (text === null && !bytes) return this.cappedInSession(state, state.engine, item, 'frame');
     const packet = decodeEnginePacket(text ?? bytes!);
     if (!state.engine) {
       const sid = parseEngineHandshake(packet)?.sid;
@@ -544,6 +567,11 @@ export class WireDecoder {
 
   private polling(state: RawState, item: CapturedItem): WireEvent[] {
     if (item.kind !== 'frame' || !item.url) return [];
+    if (omittedOf(item)) {
+      // A body over the cap: its packets cannot be read, but it is shown, on the session its URL names.
+      const sid = parseEngineUrl(item.url)?.sid;
+      return this.cappedInSession(state, sid ? this.session(item.url, sid) : undefined, item, item.dir === 'out' ? 'request body' : 'response body');
+    }
     const text = payloadText(item.payload) ?? '';
     // The server's answer to a POST of packets is a bare "ok", not a payload.
     if (item.dir === 'in' && text === 'ok') return [];
@@ -575,7 +603,10 @@ export class WireDecoder {
       frameId: state.frameId,
     }));
     const text = payloadText(item.payload);
-    if (text === null) return [this.base(item, client, 'other', { note: 'message not captured (not JSON or over the cap)' })];
+    if (text === null) {
+      if (item.to !== undefined) this.frameAt(item.to, state.frameId);
+      return [this.capped(item, client, 'message') ?? this.base(item, client, 'other', { note: 'message not captured' })];
+    }
     const parsed = tryJson(text);
     if (!parsed.ok) return [this.base(item, client, 'malformed', { note: 'invalid JSON' })];
     const type = (parsed.value as { type?: unknown } | null)?.type;
@@ -702,6 +733,9 @@ export class WireDecoder {
     if (item.kind === 'close') this.lost(client, item.t);
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
+    // A call whose value was over the cap, or not JSON: said as such, never as an event with no payload.
+    const capped = text === null ? this.capped(item, client, `${item.method || 'call'}()`) : undefined;
+    if (capped) return [capped];
     const parsed = text === null ? null : tryJson(text);
     const value = parsed?.ok ? parsed.value : undefined;
     const raw = text === null ? undefined : cap(text);

@@ -6,6 +6,7 @@
 import { CaptureIntake } from './intake.ts';
 import { WireDecoder } from './decoder.ts';
 import type { WireClient, WireEvent } from './wire.ts';
+import { omittedOf } from './capped.ts';
 
 export const MAX_EVENTS = 100_000;
 
@@ -20,6 +21,9 @@ export class Recorder {
   /** Wire events dropped from the front of the list to stay within the limit. */
   evicted = 0;
   /** Hook instances seen in the top frame: a new one means the page navigated or reloaded. */
+  /** Items the hook kept only the head of (over the capture cap), and their original sizes summed: each is also an event that says so. */
+  overCap = 0;
+  overCapSize = 0;
   private topHooks = new Set<string>();
 
   constructor(
@@ -40,7 +44,13 @@ export class Recorder {
     if (frame) this.decoder.frameAt(frame.path, frame.frameId);
     for (const c of clients) this.decoder.addClient(c.client, c.hook, c.frameId);
     const fresh: WireEvent[] = [];
-    for (const item of items) for (const ev of this.decoder.push(item)) fresh.push(ev);
+    for (const item of items) {
+      if (omittedOf(item) && typeof item.size === 'number' && item.size > 0) {
+        this.overCap++;
+        this.overCapSize += item.size;
+      }
+      for (const ev of this.decoder.push(item)) fresh.push(ev);
+    }
     this.add(fresh);
     return fresh;
   }
@@ -83,5 +93,7 @@ export class Recorder {
     this.evicted = 0;
     this.events = [];
     this.byId.clear();
+    this.overCap = 0;
+    this.overCapSize = 0;
   }
 }
