@@ -20,10 +20,10 @@ export class Recorder {
   readonly byId = new Map<string, WireEvent>();
   /** Wire events dropped from the front of the list to stay within the limit. */
   evicted = 0;
-  /** Hook instances seen in the top frame: a new one means the page navigated or reloaded. */
   /** Items the hook kept only the head of (over the capture cap), and their original sizes summed: each is also an event that says so. */
   overCap = 0;
   overCapSize = 0;
+  /** Hook instances seen in the top frame: a new one means the page navigated or reloaded. */
   private topHooks = new Set<string>();
 
   constructor(
