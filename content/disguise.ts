@@ -42,6 +42,8 @@ function foreignNative(fn: Function): object | undefined {
 const toStringProxy = new Proxy(nativeToString, {
   apply(target, thisArg, args) {
     let native = typeof thisArg === 'function' ? wrapped.get(thisArg) : undefined;
+    // A wrapper over another wrapper (a tap over a worker hook's URL keeper) answers for the native under both.
+    for (let next = native && wrapped.get(native); next; next = wrapped.get(next)) native = next;
     if (!native && typeof thisArg === 'function') native = foreignNative(thisArg);
     return apply(target, native ?? thisArg, args);
   },

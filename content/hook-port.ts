@@ -9,6 +9,7 @@ import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs, payloadSizes } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
 import { frameReport } from './coverage.ts';
+import type { Downstream } from './workers/lines.ts';
 
 /** While items still wait for their payload (a Blob being read), a flush tries again this often, this many times (about a second) before it answers with what is still waiting. */
 const FLUSH_RETRY_MS = 16;
@@ -16,7 +17,8 @@ const FLUSH_TRIES = 64;
 
 export type CommandHandler = (command: InjectCommand | HoldCommand, reply: (m: HookMessage) => void) => void;
 
-export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler): void {
+/** `workers`: the lines to the hooks of the page's workers, whose messages go out on this line and which get its subscriptions and their injections. */
+export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler, workers?: Downstream): void {
   const { natives } = buffer;
   const channel = new MessageChannel();
   const port = channel.port1;
@@ -60,11 +62,13 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler)
     send({ type: 'flushed', hook: buffer.hook, id, through, waiting });
   };
 
+  workers?.attach(send);
   port.onmessage = (e: MessageEvent) => {
     try {
       // Through the browser's own getter: a page that redefined MessageEvent.prototype.data must not read a command.
       const m = readHookCommand(natives.messageData(e));
       if (!m) return;
+      if (workers?.command(m)) return;
       if (m.type === 'subscribe') {
         buffer.subscribe(m.cursors, {
           items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),

@@ -17,6 +17,7 @@ import { installDirectHook } from './taps/direct.ts';
 import { connectBridge } from './hook-port.ts';
 import { natives } from './natives.ts';
 import { inject } from './inject.ts';
+import { tapWorkers } from './workers/page.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
@@ -25,6 +26,7 @@ function install(): void {
   tapWebSocket(buffer);
   tapPolling(buffer);
   tapPostMessage(buffer);
+  const workers = tapWorkers(buffer);
   connectBridge(buffer, (command, reply) => {
     if (command.type === 'hook:hold') {
       buffer.held.hold(command.hold, command.scope);
@@ -32,7 +34,7 @@ function install(): void {
     }
     const outcome = inject(buffer, command);
     reply({ type: 'answer', id: command.id, ...outcome });
-  });
+  }, workers);
   // After the bridge's line: the hook's own MessageChannel is not the app's.
   tapMessagePorts(buffer);
 }

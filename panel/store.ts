@@ -19,6 +19,7 @@ import type { Party, RequestState, Severity } from '../src/session/model/types.t
 import { exportSession, importOutcome, sessionFileText } from '../src/session/wire/session-file.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { PROTOCOL } from '../src/messages.ts';
+import { isWorkerHook } from '../src/capture/types.ts';
 import type { Connection, ConnectionHandlers } from './connection.ts';
 import { Injector, type SavedStore } from './injector.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
@@ -200,7 +201,8 @@ export class PanelStore {
         if (this.source.value !== 'live') return;
         this.site.heardHook();
         if (message.type === 'coverage') return this.coverage.heard(frameId, message.hook, undefined, message.report);
-        if (message.type === 'state') this.coverage.heard(frameId, message.hook, message.path);
+        // A worker's hook speaks through its page's frame: the frame's place is its page hook's (its workers are in that hook's report).
+        if (message.type === 'state' && !isWorkerHook(message.hook)) this.coverage.heard(frameId, message.hook, message.path);
         const clientsBefore = this.recorder.clients.size;
         const fresh = this.recorder.accept(frameId, message);
         if (this.recorder.otherProtocol !== undefined && !this.notice.value) this.notice.value = protocolNotice(this.recorder.otherProtocol);

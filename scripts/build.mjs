@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromeManifest, firefoxManifest } from './manifests.mjs';
+import { workerHookSource } from './worker-hook.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const watch = process.argv.includes('--watch');
@@ -49,6 +50,8 @@ await Promise.all(
     const out = `${root}${dir}`;
     await rm(out, { recursive: true, force: true });
     await mkdir(out, { recursive: true });
+    // Carried in the page hook as text (scripts/worker-hook.mjs).
+    const workerHook = await workerHookSource(root, target);
     await build({
       absWorkingDir: root,
       entryPoints: entries,
@@ -62,7 +65,7 @@ await Promise.all(
       jsx: 'automatic',
       jsxImportSource: 'preact',
       logLevel: 'warning',
-      define: { 'process.env.NODE_ENV': '"production"' },
+      define: { 'process.env.NODE_ENV': '"production"', __OUI_WORKER_HOOK__: JSON.stringify(workerHook) },
       plugins: [noInnerHtml],
     });
     await writeFile(`${out}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);

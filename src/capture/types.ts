@@ -153,3 +153,17 @@ export interface WorkerCoverage {
   /** The worker hook's id, whose items carry it, when captured. */
   hook?: string;
 }
+
+/**
+ * A worker hook's id: its parent hook's id (base 36, no dot), `.w` and a
+ * number; `k3j9x2.w1`, and `k3j9x2.w1.w1` for a worker that worker started.
+ * Its items arrive through its page's frame, beside the page's own: it is
+ * another source of that frame, never a new document of it.
+ */
+export function workerHookId(parent: string, n: number): string {
+  return `${parent}.w${n}`;
+}
+
+export function isWorkerHook(hook: unknown): boolean {
+  return typeof hook === 'string' && hook.includes('.w');
+}

@@ -6,6 +6,7 @@
 import { CaptureIntake } from './intake.ts';
 import { WireDecoder } from './decoder.ts';
 import type { WireClient, WireEvent } from './wire.ts';
+import { isWorkerHook } from '../../capture/types.ts';
 import { omittedOf } from './capped.ts';
 
 export const MAX_EVENTS = 100_000;
@@ -35,7 +36,8 @@ export class Recorder {
 
   accept(frameId: number, message: unknown): WireEvent[] {
     const hook = (message as { hook?: unknown } | null)?.hook;
-    if (frameId === 0 && typeof hook === 'string' && !this.topHooks.has(hook)) {
+    // A worker's hook speaks through its page's frame beside the page's own: another source, never a new document.
+    if (frameId === 0 && typeof hook === 'string' && !isWorkerHook(hook) && !this.topHooks.has(hook)) {
       if (this.topHooks.size > 0) this.onNavigate();
       this.topHooks.add(hook);
     }
