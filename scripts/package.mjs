@@ -111,6 +111,9 @@ package is that folder zipped, without its \`*.map\` source maps (\`npm run pack
 - \`scripts/build.mjs\` bundles \`content/hook.ts\`, \`content/bridge.ts\`, \`src/background/index.ts\`,
   \`panel/devtools.ts\` and \`panel/main.tsx\` (with their imports) into \`hook.js\`, \`bridge.js\`,
   \`background.js\`, \`devtools.js\` and \`panel.js\`; the HTML and CSS are copied from \`panel/\`.
+- \`scripts/worker-hook.mjs\` first bundles \`content/workers/worker-hook.ts\` (the hook of the workers a page
+  starts); \`hook.js\` carries that bundle as the text of one function, which it writes into the blob: script
+  each such worker starts from. Nothing is evaluated from a string.
 - Third-party code comes from npm at the versions pinned in \`package-lock.json\` (preact, @preact/signals,
   @cfworker/json-schema, @noble/hashes, fast-json-patch, re2js, @streamparser/json).
 `;
