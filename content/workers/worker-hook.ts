@@ -17,7 +17,7 @@ import { line } from './keeper.ts';
 import { createCaptureBuffer } from '../capture-buffer.ts';
 import { tapWebSocket, deliverToSocket, sockets } from '../taps/websocket.ts';
 import { tapPolling } from '../taps/polling.ts';
-import { lastSeqs } from '../chunks.ts';
+import { lastSeqs, payloadSizes } from '../chunks.ts';
 import { PROTOCOL, readHookCommand, type HookCommand, type HookMessage } from '../../src/messages.ts';
 import { workerHookId } from '../../src/capture/types.ts';
 import { workerNatives } from './worker-natives.ts';
@@ -41,7 +41,7 @@ function install(line: Line): void {
       // Items that cannot be carried are counted as undelivered, never a silent gap.
       if (m.type !== 'items' || !m.items.length) return;
       try {
-        line.post({ type: 'skipped', hook: cfg.hook, through: lastSeqs(m.items) } satisfies HookMessage);
+        line.post({ type: 'skipped', hook: cfg.hook, through: lastSeqs(m.items), size: payloadSizes(m.items) } satisfies HookMessage);
       } catch {
         // Nothing more can be said on this line.
       }
@@ -62,7 +62,9 @@ function install(line: Line): void {
     if (lines.command(m)) return;
     if (m.type === 'subscribe') {
       buffer.subscribe(m.cursors, { items: (items, clients) => post({ type: 'items', hook: buffer.hook, items, clients }) });
-      post({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], v: PROTOCOL });
+      // As the page hook says it (hook-port.ts): what this subscriber will never get, by the hook's own count. No frame path: it is no frame.
+      const lost = buffer.lostAfter(m.cursors);
+      post({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], v: PROTOCOL, ...(lost ? { lost } : {}) });
     } else if (m.type === 'unsubscribe') {
       buffer.unsubscribe();
     } else if (m.type === 'hook:inject') {

@@ -8,7 +8,7 @@
  * taking a worker hook's messages as another source of its page's frame.
  * The browser half (real workers, real CSP) is test/e2e/workers.test.ts.
  */
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveObjectURL } from 'node:buffer';
 import type { HookMessage } from '../../src/messages.ts';
@@ -18,6 +18,8 @@ import { until } from '../support/wait.ts';
 /** The browser's Worker and SharedWorker, as far as the wrapper reaches them: each construction and message is recorded. */
 const constructed: Array<{ kind: string; args: unknown[]; newTarget: unknown }> = [];
 const posted: Array<{ data: unknown; transfer: unknown }> = [];
+/** Every port handed to a worker: closed at the end (an open port keeps Node running). */
+const ports: MessagePort[] = [];
 class Worker {
   constructor(...args: unknown[]) {
     if (!args.length) throw new TypeError("Failed to construct 'Worker': 1 argument required, but only 0 present.");
@@ -25,6 +27,7 @@ class Worker {
   }
   postMessage(data: unknown, transfer?: unknown): void {
     posted.push({ data, transfer });
+    if (Array.isArray(transfer)) ports.push(...(transfer as MessagePort[]));
   }
 }
 class SharedWorker {
@@ -196,6 +199,9 @@ describe('the lines to worker hooks', () => {
 });
 
 describe('the wrapped constructors', () => {
+  after(() => {
+    for (const port of ports) port.close();
+  });
   const notes = new Map<string, WorkerCoverage>();
   let policy = NO_POLICY;
   let source: string | undefined = 'function(f,c,o){}';
