@@ -396,7 +396,7 @@ describe('WebSockets in workers', () => {
       assert.equal(rowOf(rows, url).status, 'captured', `${url} is captured: ${rowOf(rows, url).text}`);
     }
     assert.equal(rows.filter((r) => r.text.includes('blob:') && r.status === 'captured').length, 2, 'both blob: workers');
-    assert.match(rowOf(rows, '/workers/plain.js').text, /its script is not served as JavaScript, which importScripts refuses: it runs from a copy/);
+    assert.match(rowOf(rows, '/workers/plain.js').text, /its script's MIME type is not JavaScript, which importScripts refuses: it runs from a copy/);
     const shared = rowOf(rows, '/workers/shared.js');
     assert.equal(shared.status, 'missing');
     assert.match(shared.text, /SharedWorker \(classic\): a SharedWorker is found by its URL and name by every document that starts it/);
