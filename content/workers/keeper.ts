@@ -164,7 +164,7 @@ function runner(line: Line | undefined, cfg: WorkerHookConfig): (() => void) | u
       line?.post({
         type: 'worker:note',
         key: cfg.hook,
-        worker: { url: cfg.url, kind: 'dedicated', type: 'classic', captured: true, hook: cfg.hook, reason: 'its script's MIME type is not JavaScript, which importScripts refuses: it runs from a copy (its errors name the copy's URL)' },
+        worker: { url: cfg.url, kind: 'dedicated', type: 'classic', captured: true, hook: cfg.hook, reason: "its script's MIME type is not JavaScript, which importScripts refuses: it runs from a copy (its errors name the copy's URL)" },
       });
       try {
         apply(importScripts, G, [copy]);
