@@ -8,6 +8,7 @@
 import type { WorkerCoverage } from '../src/capture/types.ts';
 import type { ChildFrame, FrameReport } from '../src/capture/coverage.ts';
 import { natives } from './natives.ts';
+import { getter, uncurry } from './scope-natives.ts';
 
 const MAX_WORKERS = 200;
 const MAX_CHILDREN = 500;
@@ -29,34 +30,26 @@ export function workersSeen(): { workers: WorkerCoverage[]; dropped: number } {
 }
 
 // The DOM's own functions, taken before page scripts: a page that replaces them later cannot make the report throw.
-const call = Function.prototype.call;
-const uncurry = <T>(f: unknown): ((self: unknown, ...args: unknown[]) => T) | undefined => (typeof f === 'function' ? (call.bind(f) as (self: unknown, ...args: unknown[]) => T) : undefined);
-const getterOf = (proto: object | undefined, name: string) => (proto ? Object.getOwnPropertyDescriptor(proto, name)?.get : undefined);
-const querySelectorAll = uncurry<NodeListOf<Element>>(Document.prototype.querySelectorAll);
-const getAttribute = uncurry<string | null>(Element.prototype.getAttribute);
-const hasAttribute = uncurry<boolean>(Element.prototype.hasAttribute);
-const localName = uncurry<string>(getterOf(Element.prototype, 'localName'));
-const nodeListLength = uncurry<number>(getterOf(NodeList.prototype, 'length'));
-const nodeListItem = uncurry<Element | null>(NodeList.prototype.item);
+const method = <T>(f: unknown) => uncurry(f as (this: never) => T) as ((self: unknown, ...args: unknown[]) => T) | undefined;
+const querySelectorAll = method<NodeListOf<Element>>(Document.prototype.querySelectorAll);
+const getAttribute = method<string | null>(Element.prototype.getAttribute);
+const hasAttribute = method<boolean>(Element.prototype.hasAttribute);
+const localName = method<string>(getter(Element.prototype, 'localName'));
+const nodeListLength = method<number>(getter(NodeList.prototype, 'length'));
+const nodeListItem = method<Element | null>(NodeList.prototype.item);
 const windows = {
-  iframe: uncurry<Window | null>(getterOf(globalThis.HTMLIFrameElement?.prototype, 'contentWindow')),
-  frame: uncurry<Window | null>(getterOf(globalThis.HTMLFrameElement?.prototype, 'contentWindow')),
-  object: uncurry<Window | null>(getterOf(globalThis.HTMLObjectElement?.prototype, 'contentWindow')),
+  iframe: method<Window | null>(getter(globalThis.HTMLIFrameElement?.prototype, 'contentWindow')),
+  frame: method<Window | null>(getter(globalThis.HTMLFrameElement?.prototype, 'contentWindow')),
+  object: method<Window | null>(getter(globalThis.HTMLObjectElement?.prototype, 'contentWindow')),
 };
 const sources = {
-  iframe: uncurry<string>(getterOf(globalThis.HTMLIFrameElement?.prototype, 'src')),
-  frame: uncurry<string>(getterOf(globalThis.HTMLFrameElement?.prototype, 'src')),
-  object: uncurry<string>(getterOf(globalThis.HTMLObjectElement?.prototype, 'data')),
+  iframe: method<string>(getter(globalThis.HTMLIFrameElement?.prototype, 'src')),
+  frame: method<string>(getter(globalThis.HTMLFrameElement?.prototype, 'src')),
+  object: method<string>(getter(globalThis.HTMLObjectElement?.prototype, 'data')),
 };
-const locationHref = uncurry<string>(getterOf(Location.prototype, 'href'));
+const locationHref = method<string>(getter(Location.prototype, 'href'));
 /** `self.origin` is [Replaceable]: a page may redefine it on its window, never this getter (a creator's origin for about:blank, 'null' when opaque). */
-const ownOrigin = (() => {
-  for (let o: object | null = window; o; o = Object.getPrototypeOf(o) as object | null) {
-    const d = Object.getOwnPropertyDescriptor(o, 'origin');
-    if (d) return uncurry<string>(d.get);
-  }
-  return undefined;
-})();
+const ownOrigin = method<string>(getter(window, 'origin'));
 
 /** A window's URL when this document may read it (same origin), else undefined; never throws. */
 function readableUrl(w: Window): string | undefined {
