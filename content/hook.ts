@@ -25,7 +25,7 @@ function install(): void {
   installDirectHook(buffer);
   tapWebSocket(buffer);
   tapPolling(buffer);
-  tapPostMessage(buffer);
+  const onPostMessage = tapPostMessage(buffer);
   const workers = tapWorkers(buffer);
   connectBridge(buffer, (command, reply) => {
     if (command.type === 'hook:hold') {
@@ -36,7 +36,19 @@ function install(): void {
     reply({ type: 'answer', id: command.id, ...outcome });
   }, workers);
   // After the bridge's line: the hook's own MessageChannel is not the app's.
-  tapMessagePorts(buffer);
+  const onPorts = tapMessagePorts(buffer);
+  // One capturing listener for every tap that reads window messages: each listener is a dispatch the page pays on every message.
+  natives.listen(
+    window,
+    'message',
+    onPorts
+      ? (e) => {
+          onPostMessage(e);
+          onPorts(e);
+        }
+      : onPostMessage,
+    true,
+  );
 }
 
 // Installed once per document. The documented direct-call global is the marker, so the hook adds nothing

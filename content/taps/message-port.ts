@@ -106,8 +106,9 @@ interface End {
   readonly end: PortEnd;
 }
 
-export function tapMessagePorts(buffer: CaptureBuffer): void {
-  if (!NativeChannel || !PortProto || !nativePost || !port1Getter || !port2Getter) return;
+/** Returns its window message handler (ports arriving in this window's messages), for the hook's one shared listener; null when the browser has no ports to tap. */
+export function tapMessagePorts(buffer: CaptureBuffer): ((event: Event) => void) | null {
+  if (!NativeChannel || !PortProto || !nativePost || !port1Getter || !port2Getter) return null;
   const { natives } = buffer;
   const ends = new WeakMap<object, End>();
   let nextFallback = 1;
@@ -232,32 +233,27 @@ export function tapMessagePorts(buffer: CaptureBuffer): void {
   }
 
   // Ports that arrive in this window's messages, before any listener of the app's can take them.
-  natives.listen(
-    window,
-    'message',
-    (event) => {
+  const onWindowMessage = (event: Event): void => {
+    try {
+      const e = event as MessageEvent;
+      if (!e.isTrusted) return;
+      const ports = portsOf(e);
+      if (!ports.length) return;
+      const data = dataOf(e);
+      // The hook's own line to its bridge (hook-port.ts): named by this hook's id, which no page knows.
+      if (data && typeof data === 'object' && (data as Record<string, unknown>)[HOOK_PORT_MARKER] === buffer.hook) return;
+      const source = sourceGetter ? (apply(sourceGetter, e, []) as MessageEventSource | null) : e.source;
+      let from: string | undefined;
       try {
-        const e = event as MessageEvent;
-        if (!e.isTrusted) return;
-        const ports = portsOf(e);
-        if (!ports.length) return;
-        const data = dataOf(e);
-        // The hook's own line to its bridge (hook-port.ts): named by this hook's id, which no page knows.
-        if (data && typeof data === 'object' && (data as Record<string, unknown>)[HOOK_PORT_MARKER] === buffer.hook) return;
-        const source = sourceGetter ? (apply(sourceGetter, e, []) as MessageEventSource | null) : e.source;
-        let from: string | undefined;
-        try {
-          if (source && 'frames' in source) from = framePath(source as Window);
-        } catch {
-          from = undefined;
-        }
-        arrived(ports, from);
+        if (source && 'frames' in source) from = framePath(source as Window);
       } catch {
-        // The ports go on to the app untouched.
+        from = undefined;
       }
-    },
-    true,
-  );
+      arrived(ports, from);
+    } catch {
+      // The ports go on to the app untouched.
+    }
+  };
 
   // Ports the page takes from any other message event (a worker's): tapped as it reads them, so before it can listen.
   const portsDescriptor = MessageEventProto ? getOwnPropertyDescriptor(MessageEventProto, 'ports') : undefined;
@@ -323,4 +319,5 @@ export function tapMessagePorts(buffer: CaptureBuffer): void {
   provideRealmOp('port.postMessage', (target, args) => (ends.has(target) || getPrototypeOf(target) === PortProto ? { value: apply(postMessage, target, args) } : undefined));
   replaceProperty(PortProto, 'postMessage', postMessage);
   replaceProperty(window, 'MessageChannel', channelProxy);
+  return onWindowMessage;
 }

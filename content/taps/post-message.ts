@@ -75,7 +75,8 @@ interface Peer {
   sink: Sink;
 }
 
-export function tapPostMessage(buffer: CaptureBuffer): void {
+/** Returns the window message handler, which the hook installs (hook.ts) as the one listener shared by the taps that read window messages. */
+export function tapPostMessage(buffer: CaptureBuffer): (event: Event) => void {
   const clients = new Map<string, CapturedClient>();
   let selfPath = '';
   let selfAt = -Infinity;
@@ -114,37 +115,32 @@ export function tapPostMessage(buffer: CaptureBuffer): void {
     return known;
   }
 
-  buffer.natives.listen(
-    window,
-    'message',
-    (event) => {
-      try {
-        const e = event as MessageEvent;
-        // A page can dispatch any MessageEvent it likes; only the browser's (and the injector's own) are traffic.
-        if (!e.isTrusted && !buffer.isInjecting()) return;
-        const data: unknown = natives.messageData(e);
-        if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
-        const now = natives.now();
-        const peer = peerFor(natives.messageSource(e), e, now);
-        // Only answers are held, never the injected request on its way to the client.
-        if (!buffer.held.active || sentToClient((data as { type: string }).type)) {
-          // The hot path: the data copied now (the app may change it later), serialised when the panel reads it.
-          buffer.value(peer.sink, data, undefined, now);
-          return;
-        }
-        const copied = jsonPayload(data);
-        const held = buffer.held.matches(copied.text, peer.key);
-        const item = buffer.record(peer.client, 'frame', { dir: 'in', from: peer.path, to: peer.self, payload: copied.payload });
-        if (copied.size !== undefined) item.size = copied.size;
-        if (held) {
-          item.held = true;
-          // An answer to an injected request stops here: the app's own runtime never asked for it.
-          e.stopImmediatePropagation();
-        }
-      } catch {
-        // A message we cannot read is the app's business only.
+  return (event) => {
+    try {
+      const e = event as MessageEvent;
+      // A page can dispatch any MessageEvent it likes; only the browser's (and the injector's own) are traffic.
+      if (!e.isTrusted && !buffer.isInjecting()) return;
+      const data: unknown = natives.messageData(e);
+      if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
+      const now = natives.now();
+      const peer = peerFor(natives.messageSource(e), e, now);
+      // Only answers are held, never the injected request on its way to the client.
+      if (!buffer.held.active || sentToClient((data as { type: string }).type)) {
+        // The hot path: the data copied now (the app may change it later), serialised when the panel reads it.
+        buffer.value(peer.sink, data, undefined, now);
+        return;
       }
-    },
-    true,
-  );
+      const copied = jsonPayload(data);
+      const held = buffer.held.matches(copied.text, peer.key);
+      const item = buffer.record(peer.client, 'frame', { dir: 'in', from: peer.path, to: peer.self, payload: copied.payload });
+      if (copied.size !== undefined) item.size = copied.size;
+      if (held) {
+        item.held = true;
+        // An answer to an injected request stops here: the app's own runtime never asked for it.
+        e.stopImmediatePropagation();
+      }
+    } catch {
+      // A message we cannot read is the app's business only.
+    }
+  };
 }
