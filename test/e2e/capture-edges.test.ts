@@ -253,17 +253,19 @@ interface Row {
   details: string;
 }
 
+/** Reads Timeline rows in the panel's page (Chromium's or Firefox's): an arrow, so its source runs there as it is. */
+const readRows = (els: Element[]): Row[] =>
+  els.map((el) => ({
+    kind: el.getAttribute('data-client-kind') ?? '',
+    type: el.getAttribute('data-type') ?? '',
+    client: el.querySelector('.c-client')?.getAttribute('title') ?? '',
+    target: (el.querySelector('.c-target') as HTMLElement | null)?.innerText ?? '',
+    details: (el.querySelector('.c-details') as HTMLElement | null)?.innerText ?? '',
+  }));
+
 /** Every Timeline row in view (the panel is made tall enough for these sessions). */
 async function rows(panel: Page): Promise<Row[]> {
-  return panel.$$eval('.vlist [role=row]', (els) =>
-    els.map((el) => ({
-      kind: el.getAttribute('data-client-kind') ?? '',
-      type: el.getAttribute('data-type') ?? '',
-      client: el.querySelector('.c-client')?.getAttribute('title') ?? '',
-      target: (el.querySelector('.c-target') as HTMLElement | null)?.innerText ?? '',
-      details: (el.querySelector('.c-details') as HTMLElement | null)?.innerText ?? '',
-    })),
-  );
+  return panel.$$eval('.vlist [role=row]', readRows);
 }
 
 async function waitForRows(panel: Page, what: string, predicate: (rows: Row[]) => boolean, ms = 20_000): Promise<Row[]> {
@@ -513,15 +515,7 @@ describe('never silent, in Firefox: frames and the direct hook', () => {
   });
 
   async function firefoxRows(panel: FirefoxPage): Promise<Row[]> {
-    return panel.$$eval('.vlist [role=row]', (els) =>
-      els.map((el) => ({
-        kind: el.getAttribute('data-client-kind') ?? '',
-        type: el.getAttribute('data-type') ?? '',
-        client: el.querySelector('.c-client')?.getAttribute('title') ?? '',
-        target: (el.querySelector('.c-target') as HTMLElement | null)?.innerText ?? '',
-        details: (el.querySelector('.c-details') as HTMLElement | null)?.innerText ?? '',
-      })),
-    );
+    return panel.$$eval('.vlist [role=row]', readRows);
   }
 
   // Firefox ends a frame's extension scripts when its document is document.open()ed (the page's hook stays, its bridge
