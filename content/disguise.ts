@@ -101,3 +101,9 @@ export function replaceProperty(obj: object, name: string, value: unknown): void
   if (!d) return;
   defineProperty(obj, name, { ...d, value });
 }
+
+/** The object of `obj`'s prototype chain that holds `name` itself: a window holds `fetch`, Chromium's workers hold it on WorkerGlobalScope.prototype. */
+export function ownerOf(obj: object, name: string): object {
+  for (let o: object | null = obj; o; o = Object.getPrototypeOf(o) as object | null) if (getOwnPropertyDescriptor(o, name)) return o;
+  return obj;
+}

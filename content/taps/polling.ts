@@ -6,7 +6,7 @@
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
-import { disguise, replaceProperty } from '../disguise.ts';
+import { disguise, ownerOf, replaceProperty } from '../disguise.ts';
 
 const ENGINE_URL = /[?&]EIO=\d/;
 const { apply } = Reflect;
@@ -51,7 +51,8 @@ function absolute(url: unknown): string {
 }
 
 function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody): void {
-  const proto = window.XMLHttpRequest?.prototype;
+  // globalThis: the same tap runs in a page and in a worker (content/workers).
+  const proto = globalThis.XMLHttpRequest?.prototype;
   if (!proto) return;
   const urls = new WeakMap<XMLHttpRequest, string>();
   const nativeOpen = proto.open;
@@ -102,7 +103,7 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
 
 function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody): void {
   const { after } = buffer.natives;
-  const nativeFetch = window.fetch;
+  const nativeFetch = globalThis.fetch;
   if (typeof nativeFetch !== 'function') return;
   const fetch = disguise(nativeFetch, (target, thisArg, args) => {
     const promise = apply(target, thisArg, args) as Promise<Response>;
@@ -131,5 +132,5 @@ function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: Recor
     }
     return promise;
   });
-  replaceProperty(window, 'fetch', fetch);
+  replaceProperty(ownerOf(globalThis, 'fetch'), 'fetch', fetch);
 }

@@ -16,7 +16,7 @@
  * (a tap of the hook's, or the browser's own). Taken at load, before the
  * taps and the worker's script run.
  */
-import { disguise, disguiseConstructor, replaceProperty } from '../disguise.ts';
+import { disguise, disguiseConstructor, ownerOf, replaceProperty } from '../disguise.ts';
 
 const G = globalThis as unknown as Record<string, unknown>;
 const { apply, construct } = Reflect;
@@ -51,11 +51,6 @@ for (const m of CACHE_METHODS) cacheOriginals[m] = cacheProto?.[m];
 const cacheAddAll = cacheProto?.addAll;
 const cacheStorageMatch = cacheStorageProto?.match;
 
-/** The object of `obj`'s prototype chain that holds `name` itself. */
-function ownerOf(obj: object, name: string): object {
-  for (let o: object | null = obj; o; o = getPrototypeOf(o) as object | null) if (getOwnPropertyDescriptor(o, name)) return o;
-  return obj;
-}
 
 function brand(getter: Function | undefined, x: object): boolean {
   if (!getter) return false;
