@@ -11,17 +11,9 @@
  * `baseURI` under the hook (nor `location.href`, which is unforgeable). Runs
  * without a window too (a worker's hook).
  */
+import { getter, uncurry } from './scope-natives.ts';
 
-const call = Function.prototype.call;
-type Getter<T> = ((self: unknown) => T) | undefined;
-
-function getterOf<T>(obj: object | undefined, name: string): Getter<T> {
-  for (let o: object | null | undefined = obj; o; o = Object.getPrototypeOf(o) as object | null) {
-    const d = Object.getOwnPropertyDescriptor(o, name);
-    if (d) return typeof d.get === 'function' ? (call.bind(d.get) as (self: unknown) => T) : undefined;
-  }
-  return undefined;
-}
+const getterOf = <T>(obj: object | undefined, name: string) => uncurry(getter(obj, name) as ((this: never) => T) | undefined);
 
 const win = typeof window === 'object' && window ? window : undefined;
 const doc = typeof document === 'object' && document ? document : undefined;

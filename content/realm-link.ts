@@ -19,6 +19,7 @@
  * Each link is held weakly where it points down (a removed frame is not kept
  * alive by its parent's hook) and the search is bounded.
  */
+import { getter } from './scope-natives.ts';
 const LINK_EVENT = 'oui-devtools-realm-link';
 const MAX_CHILDREN = 64;
 const MAX_DEPTH = 8;
@@ -30,13 +31,7 @@ const dispatch = EventTarget.prototype.dispatchEvent;
 const stopImmediate = Event.prototype.stopImmediatePropagation;
 const NativeCustomEvent = CustomEvent;
 const detailGetter = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail')?.get;
-const parentGetter = (() => {
-  for (let o: object | null = window; o; o = Object.getPrototypeOf(o) as object | null) {
-    const d = Object.getOwnPropertyDescriptor(o, 'parent');
-    if (d) return d.get;
-  }
-  return undefined;
-})();
+const parentGetter = getter(window, 'parent');
 const NativeWeakRef = typeof WeakRef === 'function' ? WeakRef : undefined;
 const derefNative = NativeWeakRef?.prototype.deref;
 const deref = <T extends object>(ref: WeakRef<T>): T | undefined => (derefNative ? (apply(derefNative, ref, []) as T | undefined) : undefined);

@@ -37,6 +37,7 @@ import { connectRealms, foreignRealmOp, provideRealmOp } from '../realm-link.ts'
 import { framePath, isOUIType } from './post-message.ts';
 import { HOOK_PORT_MARKER } from '../../src/messages.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
+import { getter } from '../scope-natives.ts';
 import {
   PORT_HOLD_BYTES,
   PORT_HOLD_ITEMS,
@@ -59,7 +60,6 @@ const parse = JSON.parse;
 const NativeChannel = typeof MessageChannel === 'function' ? MessageChannel : undefined;
 const PortProto: object | undefined = typeof MessagePort === 'function' ? MessagePort.prototype : undefined;
 const nativePost = typeof MessagePort === 'function' ? MessagePort.prototype.postMessage : undefined;
-const getter = (proto: object | undefined, name: string) => (proto ? Object.getOwnPropertyDescriptor(proto, name)?.get : undefined);
 const port1Getter = getter(NativeChannel?.prototype, 'port1');
 const port2Getter = getter(NativeChannel?.prototype, 'port2');
 const portsGetter = getter(typeof MessageEvent === 'function' ? MessageEvent.prototype : undefined, 'ports');

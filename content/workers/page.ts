@@ -18,6 +18,7 @@ import { createLines, type Downstream } from './lines.ts';
 import { lineNatives } from './line-natives.ts';
 import { wrapWorkers } from './wrap.ts';
 import type { PolicyState } from './policy.ts';
+import { getter } from '../scope-natives.ts';
 
 /** The worker hook's source, inlined by scripts/build.mjs (absent from a build that has none: workers are then said not captured). */
 declare const __OUI_WORKER_HOOK__: string | undefined;
@@ -25,29 +26,21 @@ const SOURCE = typeof __OUI_WORKER_HOOK__ === 'string' ? __OUI_WORKER_HOOK__ : u
 
 // The DOM's own, taken before any page script runs.
 const { apply } = Reflect;
-const { getOwnPropertyDescriptor } = Object;
 const call = <T>(f: unknown, self: unknown, ...args: unknown[]): T => apply(f as Function, self, args) as T;
-const getterOf = (proto: object | undefined, name: string) => (proto ? getOwnPropertyDescriptor(proto, name)?.get : undefined);
 const XHTML = 'http://www.w3.org/1999/xhtml';
 const createElementNS = Document.prototype.createElementNS;
 const setAttribute = Element.prototype.setAttribute;
 const getAttribute = Element.prototype.getAttribute;
 const appendChild = Node.prototype.appendChild;
 const removeChild = Node.prototype.removeChild;
-const documentElementOf = getterOf(Document.prototype, 'documentElement');
-const baseUriOf = getterOf(Node.prototype, 'baseURI');
+const documentElementOf = getter(Document.prototype, 'documentElement');
+const baseUriOf = getter(Node.prototype, 'baseURI');
 const querySelectorAll = Document.prototype.querySelectorAll;
-const nodeListLength = getterOf(NodeList.prototype, 'length');
+const nodeListLength = getter(NodeList.prototype, 'length');
 const nodeListItem = NodeList.prototype.item;
 const toLowerCase = String.prototype.toLowerCase;
 const trim = String.prototype.trim;
-const originOf = (() => {
-  for (let o: object | null = window; o; o = Object.getPrototypeOf(o) as object | null) {
-    const d = getOwnPropertyDescriptor(o, 'origin');
-    if (d) return d.get;
-  }
-  return undefined;
-})();
+const originOf = getter(window, 'origin');
 const randomValues = crypto.getRandomValues.bind(crypto);
 
 /**

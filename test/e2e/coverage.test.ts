@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { until } from '../support/wait.ts';
 
 const SURFACE = { id: 'notes', name: 'Notes', description: 'd', actions: [{ id: 'add_note', description: 'Add a note', input: { type: 'object' } }] };
 
@@ -100,10 +101,10 @@ describe('coverage of the inspected tab', () => {
     // The user's grant, as Chromium keeps it; the page then loads before the hook is registered for it (as a page open when the site was enabled).
     const b = await launch({ viewport: { width: 1400, height: 900 }, grantedOrigins: ['http://127.0.0.2/*'] });
     try {
-      await b.worker!.evaluate(async () => {
-        for (let i = 0; i < 100 && (await chrome.scripting.getRegisteredContentScripts()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-        await chrome.scripting.unregisterContentScripts();
-      });
+      // The worker registers the hook for the granted site when it starts: a witness that it did, before it is taken away.
+      await until(async () => (await b.worker!.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).length)) === 2, 'the hook registered for the granted site', 10_000, 50);
+      await b.worker!.evaluate(() => chrome.scripting.unregisterContentScripts());
+      assert.equal(await b.worker!.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).length), 0);
       const app = await b.context.newPage();
       await app.goto(host.url);
       await app.waitForFunction(() => (window as unknown as { results: string[] }).results.length >= 1);

@@ -23,6 +23,7 @@ import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser
 import { fill, firefoxTabId, launchFirefox, openFirefoxPanel, waitIn, type Firefox } from '../support/firefox.ts';
 import puppeteer, { type Page as FirefoxPage } from 'puppeteer-core';
 import { findBrowser } from '../../scripts/browsers.ts';
+import { until } from '../support/wait.ts';
 
 /** A plain-JSON OUI client: registers one surface, answers its one action. Defined in each worker's own script. */
 const OUI_CLIENT = `function ouiClient(ws, tag, say) {
@@ -287,14 +288,12 @@ async function timelineRows(panel: Page, filter: string): Promise<Row[]> {
 }
 
 async function waitRows(panel: Page, filter: string, what: string, ok: (rows: Row[]) => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
   let last: Row[] = [];
-  while (Date.now() < deadline) {
-    last = await timelineRows(panel, filter);
-    if (ok(last)) return;
-    await panel.waitForTimeout(150);
+  try {
+    await until(async () => ok((last = await timelineRows(panel, filter))), what, 20_000, 150);
+  } catch {
+    assert.fail(`${what}: never shown. Rows for "${filter}":\n${last.map((r) => `${r.kind} ${r.type} ${r.text}`).join('\n')}`);
   }
-  assert.fail(`${what}: never shown. Rows for "${filter}":\n${last.map((r) => `${r.kind} ${r.type} ${r.text}`).join('\n')}`);
 }
 
 const exchange = (action: string) => (rows: Row[]) =>
