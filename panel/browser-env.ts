@@ -1,7 +1,10 @@
 /**
- * The panel's environment in the browser: the only module of the panel UI that
- * touches extension APIs and localStorage. Everything else reaches them through
- * the `PanelEnv` the store is given, so it runs in Node tests as well.
+ * The panel's environment in the browser: extension storage, site
+ * permissions, tab reloads, one-off messages to the service worker, the
+ * inspected window and localStorage, handed to the store as its
+ * `PanelEnv`, so the store and the views run in Node tests as well. The other
+ * panel modules that call extension APIs are connection.ts (the port to the
+ * service worker) and devtools.ts (creates the panel).
  */
 import type { FramesReload, SitesSync } from '../src/messages.ts';
 import { connectPanel } from './connection.ts';

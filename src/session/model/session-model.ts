@@ -1,11 +1,12 @@
 /**
  * The session model: decoded wire events in, per-client state and findings
- * out (the shape in `model-types.ts`). Clients are never merged (§7.3.5):
+ * out (the shape in `types.ts`). Clients are never merged (§7.3.5):
  * the same surface id in two clients is two surfaces. The model keeps no
  * copy of the wire events; everything points at them by id.
  *
- * Pure and incremental, like the decoder: the panel feeds it live, an import
- * and the tests feed it a recorded list, a command-line linter could too.
+ * Pure and incremental, like the decoder: the panel feeds it live; an import,
+ * `oui-devtools lint` (src/cli), the Playwright fixture (src/playwright) and
+ * the tests feed it recorded lists.
  */
 import { errorMessage, parseAcknowledgment, sentToClient, setMember, toJsonSafe } from '../../protocol/index.ts';
 import { Experiments } from './experiments.ts';
