@@ -2,7 +2,7 @@
  * The panel's environment in the browser: extension storage, site
  * permissions, tab reloads, one-off messages to the service worker, the
  * inspected window and localStorage, handed to the store as its
- * `PanelEnv`, so the store and the views run in Node tests as well. The other
+ * `PanelEnv`, so the store runs in Node tests as well. The other
  * panel modules that call extension APIs are connection.ts (the port to the
  * service worker) and devtools.ts (creates the panel).
  */
