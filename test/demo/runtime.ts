@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Namespace, Socket } from 'socket.io';
-import { argsHashSync, surfacesHash } from '../../src/protocol/index.ts';
+import { argsHashSync } from './independent/args-hash-node.ts';
+import { surfacesHash } from './independent/surfaces-hash.ts';
 import type { OUIActionApproval, OUIActionRequest, OUIActionResult, OUISurface } from '../../src/protocol/index.ts';
 
 export interface DemoRequest {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { surfacesHash } from '../../src/protocol/index.ts';
+import { surfacesHash } from './independent/surfaces-hash.ts';
 import type { OUIActionResult, OUISurface } from '../../src/protocol/index.ts';
 
 export interface WsJsonRuntime {

@@ -6,8 +6,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ActionError, OUIClient, routeMatches, type ClientLink } from '../demo/app/oui-client.ts';
+// Expected values from the product's helpers: the demo client computes them with its own (test/demo/independent).
 import { argsHashSync, surfacesHash } from '../../src/protocol/index.ts';
 import type { OUIActionResult, OUISurface } from '../../src/protocol/index.ts';
+import type { ActivityEntry } from '../demo/app/oui-client.ts';
+import { until } from '../support/wait.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -49,11 +52,9 @@ class FakeLink implements ClientLink {
       .filter((r) => !requestId || r.requestId === requestId);
   }
   async waitResult(requestId: string, n = 1) {
-    for (let i = 0; i < 400; i++) {
-      if (this.results(requestId).filter((r) => !r.interim).length >= n) return this.results(requestId).filter((r) => !r.interim).at(-1)!;
-      await sleep(5);
-    }
-    throw new Error(`no result ${requestId}`);
+    const finals = () => this.results(requestId).filter((r) => !r.interim);
+    await until(() => finals().length >= n, `result ${n} of ${requestId}`, 10_000);
+    return finals().at(-1)!;
   }
 }
 
@@ -91,6 +92,10 @@ function setup(extra: Partial<ConstructorParameters<typeof OUIClient>[0]> = {}) 
   let tick = 0;
   let release: (() => void) | null = null;
   const warnings: unknown[][] = [];
+  const activity: ActivityEntry[] = [];
+  // The client's clock runs with real time plus a skew a test can add to (expiry and
+  // re-answer intervals without sleeping them out; settling still sees time pass).
+  let skew = 0;
   const client = new OUIClient({
     name: 'test',
     link,
@@ -98,6 +103,8 @@ function setup(extra: Partial<ConstructorParameters<typeof OUIClient>[0]> = {}) 
     reanswerMs: 400,
     settleQuietMs: 5,
     warn: (...a) => warnings.push(a),
+    now: () => Date.now() + skew,
+    onActivity: (e) => activity.push(e),
     ...extra,
   });
   client.define({
@@ -135,6 +142,8 @@ function setup(extra: Partial<ConstructorParameters<typeof OUIClient>[0]> = {}) 
     client,
     notes,
     warnings,
+    activity,
+    advance: (ms: number) => void (skew += ms),
     request,
     setRoute: (r: string) => {
       route = r;
@@ -217,12 +226,12 @@ describe('demo OUI client', () => {
 
   test('approvals: single-use grants for exact params, expiry, denial; read effects need none', async () => {
     let approve = true;
-    const { link, request } = setup({ onApprovalAsk: async () => approve, grantTtlMs: 800 });
+    const { link, request, advance } = setup({ onApprovalAsk: async () => approve, grantTtlMs: 800 });
     const params = { amount: 5 };
     const none = await link.waitResult(request('pay', params));
     assert.equal(none.error?.code, 'ACTION_DENIED');
     link.deliver('x-approval:ask', { approvalId: 'g1', surfaceId: 'notes', actionId: 'pay', params, title: 'Pay' });
-    await sleep(20);
+    await until(() => link.of('x-approval:granted').length === 1, 'the grant for g1');
     const granted = link.of('x-approval:granted').at(-1)!.payload;
     assert.equal(granted.approvalId, 'g1');
     assert.equal(granted.argsHash, argsHashSync(params));
@@ -234,14 +243,16 @@ describe('demo OUI client', () => {
     assert.match(reuse.error!.message, /already used/);
 
     link.deliver('x-approval:ask', { approvalId: 'g2', surfaceId: 'notes', actionId: 'wipe', params: {}, title: 'Wipe' });
-    await sleep(850);
+    await until(() => link.of('x-approval:granted').some((g) => g.payload.approvalId === 'g2'), 'the grant for g2');
+    advance(850); // past the 800 ms lifetime
     const expired = await link.waitResult(request('wipe', {}, { approval: { approvalId: 'g2', argsHash: argsHashSync({}) } }));
     assert.match(expired.error!.message, /expired/);
 
     approve = false;
     link.deliver('x-approval:ask', { approvalId: 'g3', surfaceId: 'notes', actionId: 'wipe', params: {}, title: 'Wipe' });
-    await sleep(20);
+    await until(() => link.of('x-approval:denied').length > 0, 'the denial of g3');
     assert.equal(link.of('x-approval:denied').at(-1)!.payload.approvalId, 'g3');
+    assert.ok(!link.of('x-approval:granted').some((g) => g.payload.approvalId === 'g3'));
 
     const peek = await link.waitResult(request('peek', {}));
     assert.equal(peek.success, true, 'confirm on a read effect needs no approval');
@@ -270,12 +281,14 @@ describe('demo OUI client', () => {
   });
 
   test('repeats: run once; no answer while working, once acknowledged, or while young; the same answer later', async () => {
-    const { link, request, release, notes } = setup();
+    const { link, request, release, notes, activity, advance } = setup();
     const receipts: unknown[] = [];
-    // while working (async job waits for release)
+    const ignored = (id: string, why: RegExp) => activity.filter((e) => e.requestId === id && e.kind === 'repeat-ignored' && why.test(e.note ?? ''));
+    // while working (async job waits for release; its handler runs once the acknowledgment is out)
     const slow = request('slow', {});
-    await sleep(10);
+    await until(() => link.results(slow).length === 1, 'the acknowledgment of the slow job');
     link.deliver('action:request', { requestId: slow, surfaceId: 'notes', actionId: 'slow', params: {}, timestamp: 1 }, (r) => receipts.push(r));
+    assert.equal(ignored(slow, /still being worked out/).length, 1, 'the repeat while working was ignored');
     release();
     const final = await link.waitResult(slow);
     assert.deepEqual(link.results(slow).map((r) => [r.interim, r.progress]), [[true, 0], [true, 50], [false, undefined]]);
@@ -286,36 +299,33 @@ describe('demo OUI client', () => {
     const a = request('add', { text: 'x' });
     await link.waitResult(a);
     link.of('action:result').at(-1)!.onAck!({ ok: true });
-    await sleep(420);
+    advance(420); // older than reanswerMs (400), but acknowledged
     link.deliver('action:request', { requestId: a, surfaceId: 'notes', actionId: 'add', params: { text: 'x' }, timestamp: 1 }, (r) => receipts.push(r));
-    await sleep(20);
+    await until(() => ignored(a, /acknowledged/).length === 1, 'the acknowledged repeat ignored');
     assert.equal(link.results(a).length, 1);
 
     // unacknowledged: young, then old
     const b = request('add', { text: 'y' });
     await link.waitResult(b);
     link.deliver('action:request', { requestId: b, surfaceId: 'notes', actionId: 'add', params: { text: 'y' }, timestamp: 1 }, (r) => receipts.push(r));
-    await sleep(20);
+    await until(() => ignored(b, /first answer sent/).length === 1, 'the young repeat ignored');
     assert.equal(link.results(b).length, 1);
-    await sleep(420);
+    advance(420);
     link.deliver('action:request', { requestId: b, surfaceId: 'notes', actionId: 'add', params: { text: 'y' }, timestamp: 1 }, (r) => receipts.push(r));
-    await sleep(10);
-    assert.equal(link.results(b).length, 2);
+    await until(() => link.results(b).length === 2, 'the old repeat answered again');
     assert.deepEqual(link.results(b)[1], link.results(b)[0]);
     assert.deepEqual(notes, ['x', 'y'], 'each ran once');
     assert.deepEqual(receipts, [{ ok: true }, { ok: true }, { ok: true }, { ok: true }]);
   });
 
   test('observations: on-change batched to 10/s, realtime at once, polling only on request', async () => {
-    const { link, request, setTick } = setup();
-    await sleep(150);
+    const { link, request, setTick } = setup({ now: () => Date.now() });
+    const countUpdates = () => link.of('observation:update').filter((u) => u.payload.observationId === 'count');
+    await until(() => countUpdates().length === 1, 'the first batch (count 0)');
     const start = link.of('observation:update').length;
     const t0 = Date.now();
-    for (let i = 1; i <= 30; i++) {
-      request('add', { text: `n${i}` });
-      await sleep(10);
-    }
-    await sleep(250);
+    for (let i = 1; i <= 30; i++) await link.waitResult(request('add', { text: `n${i}` }));
+    await until(() => countUpdates().at(-1)?.payload.value === 30, 'the batch with count 30');
     const updates = link.of('observation:update').slice(start).map((s) => s.payload);
     const counts = updates.filter((u) => u.observationId === 'count');
     const seconds = (Date.now() - t0) / 1000;

@@ -11,7 +11,7 @@
  *   transport (spec's OUITransport shape) that the app hands to
  *   `window.__OUI_DEVTOOLS_HOOK__`.
  */
-import { surfacesHash } from '../../../src/protocol/index.ts';
+import { surfacesHash } from '../independent/surfaces-hash.ts';
 import type { OUIActionRequest, OUIActionResult, OUIObservationUpdate, OUISurface } from '../../../src/protocol/index.ts';
 import type { ClientLink } from './oui-client.ts';
 

@@ -28,7 +28,9 @@
  * - observation updates batched to at most 10/s for on-change ones, pushed at
  *   once for realtime ones, and `observation:request` answered (§5.3, §7.4).
  */
-import { argsHash, argsHashSync, requiresApproval, surfacesHash, validateJson } from '../../../src/protocol/index.ts';
+// Hashes, validation and the approval rule come from the demo's own implementations (written from the
+// spec text, other libraries than the product's), so verdicts on demo traffic compare two implementations.
+import { argsHash, requiresApproval, surfacesHash, validate as validateJson } from '../independent/index.ts';
 import type {
   OUIAction,
   OUIActionRequest,
@@ -192,13 +194,9 @@ export function normalizeAck(ack: unknown): AckValue {
   return { ok: false, reason: `unrecognised acknowledgment: ${JSON.stringify(ack)}` };
 }
 
+/** SHA-256 with Web Crypto over the canonical JSON (independent/args-hash.ts); throws on a value JSON cannot carry. */
 async function computeArgsHash(params: unknown): Promise<string> {
-  try {
-    if (typeof globalThis.crypto?.subtle?.digest === 'function') return await argsHash(params);
-  } catch (e) {
-    // a refusal of the value itself is rethrown below by the sync variant
-  }
-  return argsHashSync(params);
+  return await argsHash(params);
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
