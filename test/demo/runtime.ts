@@ -322,6 +322,7 @@ export function createDemoRuntime(nsp: Namespace, opts: { log?: boolean } = {}):
     const p = c.pending.get(result.requestId);
     if (!p) {
       log(`late or repeated result ${result.requestId} discarded`);
+      record(c.id, 'in', 'x-discarded', { requestId: result.requestId, reason: 'no request pending under this id (late or repeated result)' });
       return;
     }
     if (result.interim === true) {

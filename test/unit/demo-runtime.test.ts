@@ -39,6 +39,9 @@ describe('demo app (headless Chromium, no extension)', () => {
   const results = (requestId: string) =>
     rt().events.filter((e) => e.dir === 'in' && e.type === 'action:result' && (e.payload as OUIActionResult).requestId === requestId).map((e) => e.payload as OUIActionResult);
   const state = () => page.evaluate(() => (window as any).__demo.state());
+  /** The page client's activity entries of `kind` for one request (its log, newest first, 40 kept). */
+  const activityOf = (requestId: string, kind: string) =>
+    page.evaluate(([id, k]) => ((window as any).__demo.activity() as Array<{ requestId: string; kind: string; note?: string }>).filter((e) => e.requestId === id && e.kind === k), [requestId, kind] as const);
   const nav = async (route: string) => {
     const r = await rt().request(cid, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route } });
     assert.equal(r.success, true, JSON.stringify(r.error));
@@ -211,16 +214,20 @@ describe('demo app (headless Chromium, no extension)', () => {
   test('repeats: a receipt, no second answer within the re-answer interval or once acknowledged; the same answer after it', async () => {
     const r = await nav('/');
     assert.deepEqual(await rt().repeat(cid, r.requestId), { ok: true });
-    await sleep(150);
+    const ignoredAcked = await until(async () => (await activityOf(r.requestId, 'repeat-ignored')).at(0), 'the client ignoring the acknowledged repeat');
+    assert.match(ignoredAcked.note ?? '', /acknowledged/);
     assert.equal(results(r.requestId).length, 1, 'acknowledged: not answered again');
 
     rt().setAckResults(false);
     try {
       const u = await rt().request(cid, { surfaceId: 'catalog', actionId: 'search', params: { query: 'tee' } });
       assert.deepEqual(await rt().repeat(cid, u.requestId), { ok: true });
-      await sleep(150);
+      const ignoredYoung = await until(async () => (await activityOf(u.requestId, 'repeat-ignored')).at(0), 'the client ignoring the young repeat');
+      assert.match(ignoredYoung.note ?? '', /first answer sent \d+ ms ago/);
       assert.equal(results(u.requestId).length, 1, 'unacknowledged but young: not answered again');
-      await sleep(REANSWER_MS);
+      // The condition is the answer's age: older than the re-answer interval by the client's clock (its timestamp).
+      const answeredAt = results(u.requestId)[0]!.timestamp;
+      await until(async () => (await page.evaluate(() => Date.now())) > answeredAt + REANSWER_MS + 50, 'the first answer to age past the re-answer interval', REANSWER_MS + 5000);
       assert.deepEqual(await rt().repeat(cid, u.requestId), { ok: true });
       await until(() => results(u.requestId).length === 2, 'the re-answer');
       assert.deepEqual(results(u.requestId)[1], results(u.requestId)[0], 'the same result');
@@ -236,7 +243,7 @@ describe('demo app (headless Chromium, no extension)', () => {
     await nav('/orders');
     const rid = crypto.randomUUID();
     const job = rt().request(cid, { surfaceId: 'orders', actionId: 'export_orders', params: { format: 'csv', range: { from: '2024-01-01', to: '2030-01-01' } }, requestId: rid });
-    await sleep(100);
+    await until(() => results(rid).length > 0, 'the job acknowledged (its first interim)');
     assert.deepEqual(await rt().repeat(cid, rid), { ok: true });
     const final = await job;
     assert.equal(final.success, true, JSON.stringify(final.error));

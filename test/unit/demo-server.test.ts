@@ -9,6 +9,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { WebSocket } from 'ws';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { surfacesHash } from '../../src/protocol/index.ts';
+import { until } from '../support/wait.ts';
 import type { OUIActionRequest, OUISurface } from '../../src/protocol/index.ts';
 
 const probe: OUISurface = {
@@ -98,14 +99,20 @@ describe('demo server and runtime (scripted Node clients)', () => {
     };
     const r = await server.runtime.request(id, { surfaceId: 'probe', actionId: 'ping', params: {}, timeoutMs: 1000 });
     assert.equal(r.data, 'done');
-    await new Promise((res) => setTimeout(res, 80));
+    // The duplicate arrives (witness: the runtime recorded it coming in) and goes down the discard branch.
+    const of = (type: string) => server.runtime.events.filter((e) => e.type === type && (e.payload as { requestId?: string } | null)?.requestId === r.requestId);
+    await until(() => of('x-discarded').length > 0, 'the late duplicate discarded');
+    assert.deepEqual(of('action:result').map((e) => [(e.payload as { interim?: boolean }).interim, (e.payload as { data?: unknown }).data]), [[true, undefined], [false, 'done'], [false, 'again']]);
+    assert.equal(of('x-discarded').length, 1, 'only the duplicate, not the interim or the final, was discarded');
+    assert.equal(r.data, 'done', 'the first final stands');
   });
 
   test('deregistration and malformed events', async () => {
     const id = sock.id!;
     answer = () => undefined; // never answers
+    const seen = requests.length;
     const pending = server.runtime.request(id, { surfaceId: 'probe', actionId: 'ping', params: {} });
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => requests.length > seen, 'the request reached the client');
     sock.emit('surface:deregister', { surfaceId: 'probe', timestamp: Date.now() });
     const r = await pending;
     assert.equal(r.error?.code, 'SURFACE_UNAVAILABLE');
@@ -116,14 +123,15 @@ describe('demo server and runtime (scripted Node clients)', () => {
     sock.emit('observation:update', { nope: true });
     sock.emit('x-custom:thing', { a: 1 });
     sock.emit('surface:register', { surface: probe, timestamp: Date.now() });
-    await new Promise((res) => setTimeout(res, 50));
+    await until(() => server.runtime.surfaces(id).some((s) => s.id === 'probe'), 'probe registered again');
     assert.deepEqual(server.runtime.surfaces(id).map((s) => s.id), ['probe', 'probe-two'], 'still working: probe registered again');
   });
 
   test('a lost connection resolves pending requests SURFACE_UNAVAILABLE', async () => {
     const id = sock.id!;
+    const seen = requests.length;
     const pending = server.runtime.request(id, { surfaceId: 'probe', actionId: 'ping', params: {} });
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => requests.length > seen, 'the request reached the client');
     sock.disconnect();
     assert.equal((await pending).error?.code, 'SURFACE_UNAVAILABLE');
     assert.throws(() => server.runtime.surfaces(id), /no connected client/);
