@@ -103,6 +103,12 @@ if (!hook) {
     "common case on real sites: the hook's small shared ring) is not measured",
     'here; its memory is measured in `test/e2e/hook-memory.test.ts`.',
     '',
+    "Why the hook costs more than the tap where it does: of a postMessage it copies the",
+    "message when it arrives and reads the event's `ports`, where the tap keeps a reference;",
+    "of a direct `sendResult` it copies the value at call time and records the",
+    "acknowledgment. The tap's own cost moves by up to a factor of 2 from one run of",
+    'the bench to the next.',
+    '',
   );
 }
 
@@ -126,6 +132,13 @@ if (!open) {
     if (r) rows.push([label, `${ratio(r.wallRatio?.median)} (${quart(r.wallRatio?.quartiles)})`, `${num(r.stallDeltaMs?.median, 1)} ms (${quart(r.stallDeltaMs?.quartiles)})`]);
   }
   say(table(['set-up', 'wall time, with ÷ without', 'longest stall, with − without'], rows), '');
+  say(
+    "Where the cost goes (found when the bench was written, not measured by each run):",
+    "mostly Chrome's extension messaging from the bridge, on the page's thread, about",
+    '40 µs per ~400-byte item, in proportion to the bytes. A JSON string per batch, a',
+    'slower flush and deflating the batches were each tried and gained nothing.',
+    '',
+  );
 }
 
 // ── the panel ────────────────────────────────────────────────────────────────
