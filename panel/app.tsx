@@ -144,7 +144,7 @@ export function App({ tabId }: { tabId: number | null }) {
           aria-pressed={isPaused}
           aria-label={isPaused ? 'Resume' : 'Pause'}
           title={isPaused ? 'Resume the timeline' : 'Pause the timeline (traffic is still recorded)'}
-          onClick={() => (pausedAt.value = isPaused ? null : recorder.events.length)}
+          onClick={() => store.togglePause()}
         >
           {isPaused ? <PlayIcon /> : <PauseIcon />}
         </button>

@@ -10,7 +10,10 @@ applyTheme();
 
 const store = new PanelStore(browserEnv());
 const tabId = inspectedTabId();
-if (tabId !== null) store.startLive(tabId);
+if (tabId !== null) {
+  const stopLive = store.startLive(tabId);
+  addEventListener('pagehide', stopLive, { once: true });
+}
 render(
   <StoreContext.Provider value={store}>
     <App tabId={tabId} />

@@ -15,12 +15,12 @@ export function useStore(): PanelStore {
 }
 
 /**
- * The store, for a view that shows the session model: the model is mutated in
- * place, so reading the version counter here is what re-renders the view when
- * a batch has been taken in.
+ * The store, for a view that shows the session: its `recorder` and `model`
+ * read the store's `session` signal, which is set again after each frame's
+ * batches, so a view that reads them in render re-renders when the session
+ * changes. A component that shows a part of the model handed down as props is
+ * rendered by the view above it, which reads them.
  */
 export function useModel(): PanelStore {
-  const store = useStore();
-  store.version.value;
-  return store;
+  return useStore();
 }

@@ -4,12 +4,18 @@
  * session model (wire events → surfaces, requests, findings), the injector,
  * the capture-site check and what each view remembers, as signals.
  *
- * Traffic arrives in bursts, and the model is mutated in place, so views
- * re-render on one version counter bumped once per batch rather than per event.
+ * State is signals only. The session (recorder, model feed, model) is one
+ * signal, set only by `replaceSession`: when a part is replaced (import,
+ * clear, a rebuild of the model) and, once per frame, after batches were
+ * taken in, since the recorder and the model are mutated in place. A view
+ * that reads `store.recorder` or `store.model` in render reads that signal,
+ * and so re-renders when the session changes. What is derived from it (the
+ * Timeline's matches) is a `computed`.
+ *
  * Everything the browser provides (settings, the next frame, the port to the
  * background) comes in through `PanelEnv`, so the store runs in Node tests.
  */
-import { signal, type Signal } from '@preact/signals';
+import { batch, computed, signal, type ReadonlySignal, type Signal } from '@preact/signals';
 import { Recorder } from '../src/session/wire/recorder.ts';
 import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/model/merge.ts';
 import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/model/rules.ts';
@@ -24,7 +30,7 @@ import type { Connection, ConnectionHandlers } from './connection.ts';
 import { Injector, type SavedStore } from './injector.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
 import { COVERAGE_POLL_MS, CoverageWatch } from './coverage-watch.ts';
-import { TimelineFilter, requestIdOf, type FilterLookup } from './timeline-filter.ts';
+import { TimelineFilter, type Matches, type UpdateMode } from './incremental-filter.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import type { Category } from './format.ts';
 
@@ -67,8 +73,23 @@ function viewState() {
   };
 }
 
+/** What the panel shows: the recorder (capture → wire events), the feed that orders them into the model, and the model as of this value. */
+export interface Session {
+  readonly recorder: Recorder;
+  readonly feed: ModelFeed;
+  readonly model: SessionModel;
+}
+
+/** The Timeline's list: the matching events, how many are shown in all, and how the filter got them (for the bench). */
+export interface TimelineList {
+  readonly matches: Matches;
+  readonly end: number;
+  readonly mode: UpdateMode;
+  readonly testedLast: number;
+  readonly testedTotal: number;
+}
+
 export class PanelStore {
-  readonly version = signal(0);
   readonly connected = signal(false);
   /** How often the port to the background dropped (a stopped service worker, an extension reload). */
   readonly reconnects = signal(0);
@@ -93,27 +114,26 @@ export class PanelStore {
   readonly injector: Injector;
   readonly site: CaptureSite;
   /** Which frames and workers of the tab the capture sees, and why not the others. */
-  readonly coverage = new CoverageWatch(() => this.recorder.clients.values());
-  /** Read at call time: the recorder and the model are replaced on import, clear and rebuilds. */
-  readonly lookup: FilterLookup = {
-    request: (client, id) => this.model.clients.get(client)?.requests.get(id),
-    event: (id) => this.recorder.byId.get(id),
-    revision: () => this.model.revision,
-  };
-  readonly filter = new TimelineFilter(this.lookup);
-
-  recorder: Recorder;
+  readonly coverage = new CoverageWatch(() => this.session.peek().recorder.clients.values());
   /**
    * The model is fed through the merge (src/session/model/merge.ts), never in
    * arrival order: batches of an iframe's hook and of the host's race each
-   * other, and a rebuild may replace the model, so `model` is re-read from the
-   * feed after each step.
+   * other, and a rebuild may replace the model, so the session's model is
+   * taken from the feed each time the session is set.
    */
-  private feed: ModelFeed;
-  model: SessionModel;
+  readonly session: Signal<Session>;
+  /** Reads the session as it is now, whatever has been published. */
+  private readonly filter = new TimelineFilter({
+    request: (client, id) => this.session.peek().model.clients.get(client)?.requests.get(id),
+    event: (id) => this.session.peek().recorder.byId.get(id),
+  });
+  /** The Timeline's list under its filter bar, from the session as published. */
+  readonly timeline: ReadonlySignal<TimelineList>;
   connection: Connection | null = null;
   private redrawScheduled = false;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Live capture runs (between `startLive` and its disposer): timers may be set. */
+  private live = false;
 
   constructor(private readonly env: PanelEnv) {
     this.preserveLog = signal(env.settings.get('oui.preserveLog') === '1');
@@ -122,20 +142,62 @@ export class PanelStore {
     this.timers = signal(resolveTimers(parseSetting(env.settings.get('oui.timers'))));
     this.injector = new Injector(env.saved);
     this.site = new CaptureSite(env.sites);
-    this.recorder = this.liveRecorder();
-    this.feed = this.newFeed();
-    this.model = this.feed.model;
+    const recorder = this.liveRecorder();
+    const feed = this.newFeed(recorder);
+    this.session = signal({ recorder, feed, model: feed.model });
+    this.timeline = computed(() => {
+      const { recorder, model } = this.session.value;
+      const paused = this.pausedAt.value;
+      const t = this.ui.timeline;
+      const events = recorder.events;
+      const end = paused === null ? events.length : Math.min(paused, events.length);
+      const criteria = { client: this.selectedClient.value, category: t.category.value, surface: t.surface.value, action: t.action.value, status: t.status.value, text: t.text.value };
+      const matches = this.filter.update({ events, end, evicted: recorder.evicted }, criteria, model);
+      return { matches, end, mode: this.filter.mode, testedLast: this.filter.testedLast, testedTotal: this.filter.testedTotal };
+    });
+  }
+
+  /** The recorder of the session shown; read in render, it re-renders the view when the session changes. */
+  get recorder(): Recorder {
+    return this.session.value.recorder;
+  }
+
+  /** The model of the session shown; read in render, it re-renders the view when the session changes. */
+  get model(): SessionModel {
+    return this.session.value.model;
+  }
+
+  /**
+   * The one way the session changes: parts replaced, or (none given) the same
+   * parts after batches were taken in, with the feed's model as it is now.
+   */
+  private replaceSession(parts: { recorder?: Recorder; feed?: ModelFeed } = {}): void {
+    const now = this.session.peek();
+    const recorder = parts.recorder ?? now.recorder;
+    const feed = parts.feed ?? now.feed;
+    this.session.value = { recorder, feed, model: feed.model };
   }
 
   /** The request an event belongs to (its own, the one a result answers, the one an ack acknowledges). */
   requestOf(ev: WireEvent): RequestState | undefined {
-    const id = requestIdOf(ev, this.lookup);
+    const id = this.filter.requestIdOf(ev);
     return id ? this.model.clients.get(ev.client)?.requests.get(id) : undefined;
+  }
+
+  /** Builds searchable text ahead while `deadline` leaves time (idle time); true while some remains. */
+  prepareSearch(deadline: { timeRemaining(): number }): boolean {
+    return this.filter.prepare(this.session.peek().recorder, deadline);
+  }
+
+  /** Pause stops the Timeline at the events it shows (everything is still recorded); Resume shows all again. */
+  togglePause(): void {
+    this.pausedAt.value = this.pausedAt.value === null ? this.session.peek().recorder.events.length : null;
   }
 
   /** Sends what a composer state holds (the composer's Send, and Replay, which sends without opening it). */
   sendComposed(state: ComposerState): void {
-    const c = composed(state, this.recorder, this.model);
+    const { recorder, model } = this.session.peek();
+    const c = composed(state, recorder, model);
     if (c) this.injector.inject(this.connection, c.client, c.input, c.opts);
   }
 
@@ -158,44 +220,47 @@ export class PanelStore {
     });
   }
 
-  private newFeed(): ModelFeed {
-    return new ModelFeed((key) => this.recorder.clients.get(key), { model: { specVersion: this.specVersion.value, timers: this.timers.value } });
+  /** A feed for `recorder`'s clients, judging with the settings as they are now. */
+  private newFeed(recorder: Recorder): ModelFeed {
+    return new ModelFeed((key) => recorder.clients.get(key), { model: { specVersion: this.specVersion.value, timers: this.timers.value } });
   }
 
-  /** One redraw per frame however many batches arrive: a busy page sends dozens a second. */
+  /** The session is published once per frame however many batches arrive: a busy page sends dozens a second. */
   private redraw(): void {
     if (this.redrawScheduled) return;
     this.redrawScheduled = true;
     this.env.nextFrame(() => {
       this.redrawScheduled = false;
-      this.version.value++;
+      this.replaceSession();
     });
   }
 
   /** Events held in the reorder window are applied when it closes, even if nothing else arrives. */
   private scheduleRelease(): void {
-    const due = this.feed.nextRelease();
-    if (due === undefined || this.releaseTimer !== undefined) return;
+    const due = this.session.peek().feed.nextRelease();
+    if (!this.live || due === undefined || this.releaseTimer !== undefined) return;
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = undefined;
       if (this.source.value !== 'live') return;
-      if (this.feed.release(Date.now())) {
-        this.model = this.feed.model;
-        this.redraw();
-      }
+      if (this.session.peek().feed.release(Date.now())) this.redraw();
       this.scheduleRelease();
     }, Math.max(0, due - Date.now()) + 1);
   }
 
   private feedLive(events: WireEvent[]): void {
-    this.feed.add(events, Date.now());
-    this.model = this.feed.model;
+    this.session.peek().feed.add(events, Date.now());
     this.scheduleRelease();
   }
 
-  startLive(tabId: number): void {
+  /**
+   * Takes in the capture of tab `tabId`, with a tick of the model every
+   * second and the reorder window's release timer. Returns what stops it:
+   * the timers cleared, the line to the background closed.
+   */
+  startLive(tabId: number): () => void {
+    this.live = true;
     this.connection = this.env.connect(tabId, {
-      cursors: () => this.recorder.intake.cursors(),
+      cursors: () => this.session.peek().recorder.intake.cursors(),
       capture: (frameId, message) => {
         if (message.type === 'answer') return this.injector.onAnswer(message);
         if (this.source.value !== 'live') return;
@@ -203,13 +268,14 @@ export class PanelStore {
         if (message.type === 'coverage') return this.coverage.heard(frameId, message.hook, undefined, message.report);
         // A worker's hook speaks through its page's frame: the frame's place is its page hook's (its workers are in that hook's report).
         if (message.type === 'state' && !isWorkerHook(message.hook)) this.coverage.heard(frameId, message.hook, message.path);
-        const clientsBefore = this.recorder.clients.size;
-        const fresh = this.recorder.accept(frameId, message);
-        if (this.recorder.otherProtocol !== undefined && !this.notice.value) this.notice.value = protocolNotice(this.recorder.otherProtocol);
+        const recorder = this.session.peek().recorder;
+        const clientsBefore = recorder.clients.size;
+        const fresh = recorder.accept(frameId, message);
+        if (recorder.otherProtocol !== undefined && !this.notice.value) this.notice.value = protocolNotice(recorder.otherProtocol);
         // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
-        this.feed.noteHook(message.hook, Date.now());
+        this.session.peek().feed.noteHook(message.hook, Date.now());
         if (fresh.length) this.feedLive(fresh);
-        if (this.recorder.clients.size !== clientsBefore) this.coverage.touch();
+        if (recorder.clients.size !== clientsBefore) this.coverage.touch();
         // A state (what the hook dropped) or a skip (what could not be carried) changes the status line's counts.
         if (fresh.length || message.type === 'items' || message.type === 'state' || message.type === 'skipped') this.redraw();
       },
@@ -223,10 +289,9 @@ export class PanelStore {
         // afresh unless the log is preserved, and show that page as a panel opened now would: all its hook
         // still holds, from its load. With the log preserved, go on from the cursors: nothing twice, nothing lost.
         if (frameId === 0 && !this.preserveLog.value) {
-          this.recorder = this.liveRecorder();
-          this.clearAll();
+          this.clearAll(this.liveRecorder());
           this.connection?.send({ type: 'subscribe', cursors: {} });
-        } else this.connection?.send({ type: 'subscribe', cursors: this.recorder.intake.cursors() });
+        } else this.connection?.send({ type: 'subscribe', cursors: this.session.peek().recorder.intake.cursors() });
       },
       stale: (line) => {
         this.notice.value = line;
@@ -249,13 +314,23 @@ export class PanelStore {
       );
     };
     askCoverage();
-    setInterval(askCoverage, COVERAGE_POLL_MS);
-    setInterval(() => {
+    const coverageTimer = setInterval(askCoverage, COVERAGE_POLL_MS);
+    // The model's clock: deadlines (a request with no result, an ack not sent) pass with no traffic. Published
+    // whatever the feed says: it reports new findings, not a request that timed out (shown on the request alone).
+    const tickTimer = setInterval(() => {
       if (this.source.value !== 'live') return;
-      const changed = this.feed.tick(Date.now());
-      this.model = this.feed.model;
-      if (changed) this.redraw();
+      this.session.peek().feed.tick(Date.now());
+      this.redraw();
     }, 1000);
+    return () => {
+      this.live = false;
+      clearInterval(coverageTimer);
+      clearInterval(tickTimer);
+      clearTimeout(this.releaseTimer);
+      this.releaseTimer = undefined;
+      this.connection?.close();
+      this.connection = null;
+    };
   }
 
   /** Judge by another spec release: the session is evaluated again from what was recorded, at once. */
@@ -289,14 +364,14 @@ export class PanelStore {
 
   /** The session evaluated again from what was recorded, with the settings as they are now. */
   private rejudge(): void {
-    this.feed = this.newFeed();
+    const recorder = this.session.peek().recorder;
+    const feed = this.newFeed(recorder);
     // Stamped as arrived a window ago: nothing waits, the whole recording is judged now.
     const now = Date.now();
-    this.feed.add(this.recorder.events, now - REORDER_WINDOW_MS - 1);
-    if (this.source.value === 'import') this.feed.finish();
-    else this.feed.release(now);
-    this.model = this.feed.model;
-    this.version.value++;
+    feed.add(recorder.events, now - REORDER_WINDOW_MS - 1);
+    if (this.source.value === 'import') feed.finish();
+    else feed.release(now);
+    this.replaceSession({ feed });
   }
 
   setPreserveLog(on: boolean): void {
@@ -304,18 +379,23 @@ export class PanelStore {
     this.env.settings.set('oui.preserveLog', on ? '1' : '0');
   }
 
-  /** Forget what the panel shows; the page's buffer and cursors are untouched, so nothing is replayed twice. */
-  clearAll(): void {
-    this.recorder.clear();
-    this.feed = this.newFeed();
-    this.model = this.feed.model;
-    this.selectedEvent.value = null;
-    this.pausedAt.value = this.pausedAt.value === null ? null : 0;
-    this.version.value++;
+  /**
+   * Forget what the panel shows (into `recorder`, when a fresh one replaces
+   * it); the page's buffer and cursors are untouched, so nothing is replayed
+   * twice. A paused Timeline stays paused, at nothing.
+   */
+  clearAll(recorder = this.session.peek().recorder): void {
+    recorder.clear();
+    batch(() => {
+      this.replaceSession({ recorder, feed: this.newFeed(recorder) });
+      this.selectedEvent.value = null;
+      this.pausedAt.value = this.pausedAt.value === null ? null : 0;
+    });
   }
 
   exportJson(): string {
-    return sessionFileText(exportSession(this.recorder.clients.values(), this.recorder.events));
+    const { recorder } = this.session.peek();
+    return sessionFileText(exportSession(recorder.clients.values(), recorder.events));
   }
 
   /** Opens a session file; one that cannot be opened says why in one line and leaves the session on screen as it was. */
@@ -325,30 +405,32 @@ export class PanelStore {
       this.notice.value = parsed.line;
       return;
     }
-    this.source.value = 'import';
-    this.recorder = new Recorder();
-    for (const c of parsed.file.clients) this.recorder.clients.set(c.key, c);
-    this.recorder.add(parsed.file.events);
+    const recorder = new Recorder();
+    for (const c of parsed.file.clients) recorder.clients.set(c.key, c);
+    recorder.add(parsed.file.events);
     // A finished recording: merged, ticked at its end, and what is still missing is missing for certain.
-    this.feed = this.newFeed();
-    this.feed.add(parsed.file.events, Date.now());
-    this.feed.finish();
-    this.model = this.feed.model;
-    this.selectedEvent.value = null;
-    this.selectedClient.value = '';
-    this.notice.value = parsed.line;
-    this.version.value++;
+    const feed = this.newFeed(recorder);
+    feed.add(parsed.file.events, Date.now());
+    feed.finish();
+    batch(() => {
+      this.source.value = 'import';
+      this.replaceSession({ recorder, feed });
+      this.selectedEvent.value = null;
+      this.selectedClient.value = '';
+      this.notice.value = parsed.line;
+    });
   }
 
+  /** Leaves an imported session for the tab's capture, replayed from the start of what the page still holds. */
   backToLive(): void {
-    this.source.value = 'live';
-    this.recorder = this.liveRecorder();
-    this.feed = this.newFeed();
-    this.model = this.feed.model;
-    this.notice.value = null;
-    // Replays everything the page still holds, from the start.
+    const recorder = this.liveRecorder();
+    batch(() => {
+      this.source.value = 'live';
+      this.replaceSession({ recorder, feed: this.newFeed(recorder) });
+      this.selectedEvent.value = null;
+      this.notice.value = null;
+    });
     this.connection?.send({ type: 'subscribe', cursors: {} });
-    this.version.value++;
   }
 }
 

@@ -2,8 +2,9 @@
  * Every event, newest last, like the Network panel: requests show their
  * status and duration, results and acknowledgments the request they answer.
  * A filter bar narrows by type, surface, action, status and free text; the
- * filtering itself is panel/timeline-filter.ts, incremental so that a
- * keystroke or a live batch at 100,000 events costs only what changed.
+ * list is the store's `timeline` (a computed over the session and the bar's
+ * signals, panel/incremental-filter.ts), so rendering reads it and does no
+ * filtering of its own.
  */
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
@@ -11,9 +12,9 @@ import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
 import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
-import { targetOf } from '../timeline-filter.ts';
-import { StoreContext, useModel } from '../store-context.ts';
-import type { PanelStore } from '../store.ts';
+import { targetOf } from '../search-text.ts';
+import { StoreContext, useStore } from '../store-context.ts';
+import type { PanelStore, Session } from '../store.ts';
 import { EventDetail } from './event-detail.tsx';
 import { frameOf } from './clients.tsx';
 
@@ -41,7 +42,7 @@ function usePreparation(store: PanelStore): void {
     const step = (deadline: IdleDeadline) => {
       const until = performance.now() + IDLE_SLICE_MS;
       const slice = { timeRemaining: () => Math.min(deadline.didTimeout ? Infinity : deadline.timeRemaining(), until - performance.now()) };
-      pending.current = store.filter.prepare(store.recorder, slice) ? requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS }) : null;
+      pending.current = store.prepareSearch(slice) ? requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS }) : null;
     };
     pending.current = requestIdleCallback(step, { timeout: IDLE_AT_LEAST_EVERY_MS });
   });
@@ -82,8 +83,8 @@ interface RowProps {
   ev: WireEvent;
   index: number;
   selected: boolean;
-  /** The store's version: a row shows its request's status and duration, which a batch may change. */
-  version: number;
+  /** The session as published: a row shows its request's status and duration, which a batch may change. */
+  session: Session;
 }
 
 /**
@@ -96,7 +97,7 @@ class Row extends Component<RowProps> {
 
   override shouldComponentUpdate(next: RowProps): boolean {
     const p = this.props;
-    return next.ev !== p.ev || next.index !== p.index || next.selected !== p.selected || next.version !== p.version;
+    return next.ev !== p.ev || next.index !== p.index || next.selected !== p.selected || next.session !== p.session;
   }
 
   override render({ ev, index, selected }: RowProps) {
@@ -137,20 +138,14 @@ class Row extends Component<RowProps> {
 }
 
 export function Timeline() {
-  const store = useModel();
-  const { model, recorder, pausedAt, selectedClient, selectedEvent } = store;
-  const version = store.version.peek();
+  const store = useStore();
+  const { selectedEvent } = store;
+  const session = store.session.value;
   const { category, surface: surfaceFilter, action: actionFilter, status: statusFilter, text } = store.ui.timeline;
-  const events = recorder.events;
-  const end = pausedAt.value === null ? events.length : Math.min(pausedAt.value, events.length);
-  const list = store.filter.update(
-    { events, end, evicted: recorder.evicted },
-    { client: selectedClient.value, category: category.value, surface: surfaceFilter.value, action: actionFilter.value, status: statusFilter.value, text: text.value },
-    model,
-  );
+  const { matches: list, end, mode, testedLast, testedTotal } = store.timeline.value;
   usePreparation(store);
   const sel = selectedEvent.value;
-  const selected = sel ? recorder.byId.get(sel) : undefined;
+  const selected = sel ? session.recorder.byId.get(sel) : undefined;
   const selIndex = selected ? list.indexOf(selected) : -1;
   return (
     <div class="timeline">
@@ -170,7 +165,7 @@ export function Timeline() {
             <option value={s}>{s}</option>
           ))}
         </select>
-        <span class="count" data-testid="event-count" data-filter-mode={store.filter.mode} data-filter-tested={store.filter.testedLast} data-filter-tested-total={store.filter.testedTotal}>
+        <span class="count" data-testid="event-count" data-filter-mode={mode} data-filter-tested={testedLast} data-filter-tested-total={testedTotal}>
           {list.length} / {end} events
         </span>
       </div>
@@ -193,7 +188,7 @@ export function Timeline() {
             focusIndex={selIndex}
             // Unkeyed: the rows on screen are reused by position, so a keystroke that changes the whole list rewrites their text
             // rather than removing and building ~50 rows; a row whose props stay the same is not rendered again.
-            render={(ev, i) => <Row ev={ev} index={i} selected={ev.id === sel} version={version} />}
+            render={(ev, i) => <Row ev={ev} index={i} selected={ev.id === sel} session={session} />}
             onKeyDown={(e) => {
               if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
                 e.preventDefault();

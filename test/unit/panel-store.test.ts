@@ -2,7 +2,7 @@
  * The panel's store and injector in Node: everything the browser gives the
  * panel comes in through `PanelEnv`, so these run without DOM or extension.
  */
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { PanelStore, type PanelEnv } from '../../panel/store.ts';
 import { Injector, type SavedStore } from '../../panel/injector.ts';
@@ -13,6 +13,7 @@ import type { WireClient } from '../../src/session/wire/wire.ts';
 import { FakeHook } from '../support/capture-items.ts';
 import { SPEC_TIMERS } from '../../src/session/model/timers.ts';
 import { capture, sessionFile } from '../fixtures/traffic.ts';
+import { REORDER_WINDOW_MS } from '../../src/session/model/merge.ts';
 
 function memorySaved(): SavedStore & { data: Map<string, unknown> } {
   const data = new Map<string, unknown>();
@@ -116,9 +117,10 @@ describe('panel store', () => {
     handlers().capture(0, hook.message([hook.json(ws, 'out', { type: 'observation:update', payload: { surfaceId: 's', observationId: 'o', value: 1, timestamp: 1 } })]));
     assert.equal(store.recorder.events.length, 2);
     assert.equal(frames.length, 1, 'one redraw scheduled for both batches');
-    const before = store.version.value;
+    const before = store.session.value;
     frames.shift()!();
-    assert.equal(store.version.value, before + 1);
+    assert.notEqual(store.session.value, before, 'the session is published again');
+    assert.equal(store.session.value.recorder, before.recorder, 'with the same recorder');
     assert.equal(store.site.state.value, 'capturing');
   });
 
@@ -149,11 +151,11 @@ describe('panel store', () => {
     store.importJson(sessionFile(capture({ transport: 'websocket', requests: 2 })), 'rec.json');
     const events = store.recorder.events.length;
     const clients = store.model.clients.size;
-    const before = { model: store.model, version: store.version.value };
+    const before = { model: store.model, session: store.session.value };
     assert.ok(clients > 0);
     assert.equal(store.setTimers({ syncMs: 1500, asyncAckMs: 250 }), true);
     assert.notEqual(store.model, before.model, 'a fresh model, from the recorded events');
-    assert.equal(store.version.value, before.version + 1);
+    assert.notEqual(store.session.value, before.session);
     assert.equal(store.model.timers.syncMs, 1500);
     assert.equal(store.model.timers.asyncAckMs, 250);
     assert.equal(store.model.timers.reanswerMs, SPEC_TIMERS.reanswerMs);
@@ -192,5 +194,139 @@ describe('panel store', () => {
     assert.equal(b.view.value, 'timeline');
     assert.equal(b.ui.timeline.text.value, '');
     assert.equal(b.injector.injections.value.length, 0);
+  });
+
+  /** A live store on mock timers and clock, a hook with one WebSocket client, and the frames the store asked for. */
+  function live(t: TestContext, settings: Record<string, string> = {}) {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: 1_000_000 });
+    const e = env(settings);
+    const store = new PanelStore(e.env);
+    const stop = store.startLive(3);
+    const hook = new FakeHook('h1');
+    const ws = hook.client('websocket', 'ws://app.test/oui');
+    const send = (...values: unknown[]) => e.handlers().capture(0, hook.message(values.map((v) => hook.json(ws, 'in', v))));
+    /** Runs the frames asked for so far: the session is published. */
+    const paint = () => {
+      while (e.frames.length) e.frames.shift()!();
+    };
+    const request = (id: string) => ({ type: 'action:request', payload: { requestId: id, surfaceId: 's', actionId: 'go', params: {}, timestamp: 1 } });
+    const statusOf = (id: string) => [...store.model.clients.values()][0]?.requests.get(id)?.status;
+    return { ...e, store, stop, send, paint, request, statusOf, tick: (ms: number) => t.mock.timers.tick(ms) };
+  }
+
+  it('applies what waited in the reorder window when the window closes, with no other traffic', (t) => {
+    const { store, send, paint, request, statusOf, tick } = live(t);
+    send(request('r1'));
+    paint();
+    assert.equal(statusOf('r1'), undefined, 'held in the window');
+    assert.equal(store.session.value.feed.held, 1);
+    tick(REORDER_WINDOW_MS - 10);
+    paint();
+    assert.equal(statusOf('r1'), undefined, 'still held before the window closes');
+    tick(20);
+    assert.equal(store.session.peek().feed.held, 0, 'released by the timer');
+    const before = store.session.value;
+    paint();
+    assert.notEqual(store.session.value, before, 'and published at the next frame');
+    assert.equal(statusOf('r1'), 'pending');
+  });
+
+  it('ticks the model every second: a request with no answer times out with no traffic', (t) => {
+    const { store, send, paint, request, statusOf, tick } = live(t, { 'oui.timers': JSON.stringify({ syncMs: 1500 }) });
+    send(request('r1'));
+    tick(REORDER_WINDOW_MS + 10);
+    paint();
+    assert.equal(statusOf('r1'), 'pending');
+    // The model's clock is the capture time less the window: 1.5 s past the request is ~2.1 s of panel time.
+    tick(1000);
+    paint();
+    assert.equal(statusOf('r1'), 'pending', 'one tick: not yet past the deadline');
+    const before = store.session.value;
+    tick(2000);
+    paint();
+    assert.equal(statusOf('r1'), 'timed-out');
+    assert.notEqual(store.session.value, before, 'the change was published');
+  });
+
+  it('the disposer of live capture clears the tick, the release timer and the coverage poll, and closes the line', (t) => {
+    const { store, stop, send, paint, request, statusOf, tick, connection, frames } = live(t, { 'oui.timers': JSON.stringify({ syncMs: 1500 }) });
+    let closed = 0;
+    connection.close = () => void closed++;
+    send(request('r1'));
+    stop();
+    assert.equal(closed, 1);
+    assert.equal(store.connection, null);
+    const sent = connection.sent.length;
+    tick(60_000);
+    assert.equal(frames.length, 1, 'only the frame asked for by the batch itself');
+    paint();
+    assert.equal(store.session.value.feed.held, 1, 'no release timer ran');
+    assert.equal(statusOf('r1'), undefined);
+    assert.equal(connection.sent.length, sent, 'no coverage poll ran');
+  });
+
+  it('Pause keeps the Timeline at what it shows while traffic is still recorded; Resume shows everything', (t) => {
+    const { store, send, paint, request, tick } = live(t);
+    send(request('r1'), request('r2'));
+    tick(REORDER_WINDOW_MS + 10);
+    paint();
+    const shown = store.timeline.value.matches.length;
+    assert.ok(shown >= 2);
+    store.togglePause();
+    assert.equal(store.pausedAt.value, store.recorder.events.length);
+    send(request('r3'));
+    paint();
+    assert.equal(store.recorder.events.length, shown + 1, 'recorded');
+    assert.equal(store.timeline.value.matches.length, shown, 'not shown');
+    assert.equal(store.timeline.value.end, shown);
+    store.togglePause();
+    assert.equal(store.pausedAt.value, null);
+    assert.equal(store.timeline.value.matches.length, shown + 1);
+  });
+
+  it('Clear forgets what the panel shows, keeps a paused Timeline paused at nothing, and new traffic shows once resumed', (t) => {
+    const { store, send, paint, request, statusOf, tick } = live(t);
+    send(request('r1'));
+    tick(REORDER_WINDOW_MS + 10);
+    paint();
+    store.selectedEvent.value = store.recorder.events[0]!.id;
+    store.togglePause();
+    const before = store.session.value;
+    store.clearAll();
+    assert.notEqual(store.session.value.feed, before.feed, 'a fresh model');
+    assert.equal(store.recorder.events.length, 0);
+    assert.equal(statusOf('r1'), undefined);
+    assert.equal(store.selectedEvent.value, null);
+    assert.equal(store.pausedAt.value, 0);
+    assert.equal(store.timeline.value.matches.length, 0);
+    send(request('r2'));
+    tick(REORDER_WINDOW_MS + 10);
+    paint();
+    assert.equal(store.timeline.value.matches.length, 0, 'paused at nothing');
+    store.togglePause();
+    assert.deepEqual(store.timeline.value.matches.toArray().map((ev) => (ev.payload as { requestId?: string }).requestId), ['r2']);
+    assert.equal(statusOf('r2'), 'pending');
+  });
+
+  it('Back to live leaves an imported session for the tab’s capture, asked for again from the start', (t) => {
+    const { store, send, paint, request, statusOf, tick, connection } = live(t);
+    store.importJson(sessionFile(capture({ transport: 'websocket', requests: 2 })), 'rec.json');
+    assert.equal(store.source.value, 'import');
+    const imported = store.recorder.events.length;
+    assert.ok(imported > 0);
+    // Live traffic is not taken in while an import is shown.
+    send(request('r9'));
+    assert.equal(store.recorder.events.length, imported);
+    const sent = connection.sent.length;
+    store.backToLive();
+    assert.equal(store.source.value, 'live');
+    assert.equal(store.recorder.events.length, 0);
+    assert.equal(store.model.clients.size, 0);
+    assert.equal(store.notice.value, null);
+    assert.deepEqual(connection.sent.slice(sent), [{ type: 'subscribe', cursors: {} }]);
+    send(request('r10'));
+    tick(REORDER_WINDOW_MS + 10);
+    paint();
+    assert.equal(statusOf('r10'), 'pending');
   });
 });
