@@ -13,10 +13,12 @@ for (let i = 0; i < OUI_PROTOCOL_EVENT_TYPES.length; i++) PROTOCOL_TYPES[OUI_PRO
 
 /**
  * An OUI event type: one the protocol defines, or an extension type (`x-…`,
- * which the spec lets any party send and any receiver ignore).
+ * which the spec lets any party send and any receiver ignore). Agrees with
+ * protocol/types.ts (`isProtocolEventType || isExtensionEventType`), which
+ * the model and the validator judge by: a bare `x-` is an extension there too.
  */
 export function isOuiType(type: unknown): type is string {
-  return typeof type === 'string' && (PROTOCOL_TYPES[type] === true || (type.length > 2 && type[0] === 'x' && type[1] === '-'));
+  return typeof type === 'string' && (PROTOCOL_TYPES[type] === true || (type.length >= 2 && type[0] === 'x' && type[1] === '-'));
 }
 
 /**
@@ -52,11 +54,12 @@ export const DIRECT_METHOD = Object.freeze({
 export type DirectMethod = (typeof DIRECT_METHOD)[keyof typeof DIRECT_METHOD];
 
 /**
- * A wire event's id: `${hook}/${client}/${seq}`, and `${…}.${n}` for the n-th
- * event decoded from one captured item. `hook` and `client` never contain '/'.
+ * A wire event's id: `${hook}/${client}/${seq}` for the first (or only) event
+ * decoded from one captured item, `${…}.${part}` for the part-th after it
+ * (part 1, 2, …; part 0 is the first). `hook` and `client` never contain '/'.
  */
-export function eventId(hook: string, client: string, seq: number, part?: number): string {
-  return part === undefined ? `${hook}/${client}/${seq}` : `${hook}/${client}/${seq}.${part}`;
+export function eventId(hook: string, client: string, seq: number, part = 0): string {
+  return part === 0 ? `${hook}/${client}/${seq}` : `${hook}/${client}/${seq}.${part}`;
 }
 
 /** The parts of an id `eventId` made; undefined for an id of another shape (an imported file's). */
@@ -65,6 +68,15 @@ export function parseEventId(id: string): { hook: string; client: string; source
   const first = id.indexOf('/');
   if (first <= 0 || last <= first) return undefined;
   return { hook: id.slice(0, first), client: id.slice(first + 1, last), source: id.slice(0, last), seq: id.slice(last + 1) };
+}
+
+/**
+ * Whether `id` is an id of `source` (a `source` that `parseEventId` returned):
+ * `parseEventId(id)?.source === source`, without cutting the id.
+ */
+export function inSource(id: string, source: string): boolean {
+  const n = source.length;
+  return id.length > n && id.charCodeAt(n) === 0x2f && id.startsWith(source) && id.indexOf('/', n + 1) < 0;
 }
 
 /** The function the Playwright fixture exposes on the page and the fixture's bridge calls with captured items. */

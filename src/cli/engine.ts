@@ -5,25 +5,28 @@
  *   HAR: HarCapture → captured items (as the page hook records them)
  *        → WireDecoder (clients, Socket.IO sessions across polling and upgrade)
  *   session file: the panel's own record readers (session-file.ts)
- *   → the canonical order of merge.ts (SourceClocks, comparePlaced)
- *   → SessionModel.apply, then tick at the last event and finish(): what
- *     `replay()` and an imported session in the panel do.
+ *   → the panel's ModelFeed (merge.ts): the canonical order of wire/order.ts,
+ *     SessionModel.apply, then tick at the last event and finish(): what an
+ *     imported session in the panel does.
  *
- * Bounded memory: records are ordered through two bounded windows (captured
- * items by time before the decoder, wire events in canonical order before the
- * model) instead of collecting the file. Input whose disorder is within the
- * window (REORDER_WINDOW records) is ordered exactly as the panel orders a
- * whole import; a record later than that is applied where it comes and
- * counted, as the panel's live merge does once its list is past its bound.
+ * Bounded memory: records are ordered through two bounded windows instead of
+ * collecting the file: captured items by time before the decoder (a HAR's
+ * entries each hold their own messages; the hook would have captured them
+ * interleaved), and wire events in the feed, which holds REORDER_WINDOW of
+ * them and retains none for a rebuild. Input whose disorder is within the
+ * window is ordered exactly as the panel orders a whole import; a record
+ * later than that is applied where it comes and counted, as the panel's live
+ * merge does once its list is past its bound.
  *
  * Pure (no Node API): the CLI feeds it from a stream, tests feed it directly.
  */
 import { HAR_HOOK, HarCapture, type HarItem } from '../session/har/read.ts';
 import { WireDecoder } from '../session/wire/decoder.ts';
 import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent, short } from '../session/wire/session-file.ts';
-import { SessionModel } from '../session/model/session-model.ts';
+import type { SessionModel } from '../session/model/session-model.ts';
 import type { Timers } from '../session/model/timers.ts';
-import { SourceClocks, comparePlaced, type Placed } from '../session/model/merge.ts';
+import { ModelFeed, comparePlaced, type Placed } from '../session/model/merge.ts';
+import { sortedIndex } from '../session/sorted-index.ts';
 import type { Finding } from '../session/model/types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import type { CapturedClient, CapturedItem } from '../capture/types.ts';
@@ -71,37 +74,30 @@ export interface LintReport {
 export class InputError extends Error {}
 
 /**
- * The records held for reordering, least first. Input is nearly always in
- * order already, so a record goes at the end after one comparison; one that
- * is not is put in its place by binary search. Taking the least is reading
- * the front. The comparison is a total order on what is held (no two records
- * compare equal), so records leave in the order a priority queue would give.
+ * A HAR's captured items held for reordering by capture time, least first.
+ * Input is nearly always in order already, so an item goes at the end after
+ * one comparison; one that is not is put in its place by binary search.
+ * Taking the least is reading the front. No two items compare equal (their
+ * arrival number breaks ties), so they leave in the order a priority queue
+ * would give.
  */
-class OrderedWindow<T> {
-  private a: Array<T | undefined> = [];
+class ItemWindow {
+  private a: Array<QueuedItem | undefined> = [];
   private head = 0;
-  constructor(private readonly less: (x: T, y: T) => boolean) {}
   get size(): number {
     return this.a.length - this.head;
   }
-  push(v: T): void {
+  push(v: QueuedItem): void {
     const a = this.a;
     const n = a.length;
-    if (n === this.head || !this.less(v, a[n - 1]!)) {
+    if (n === this.head || !itemLess(v, a[n - 1]!)) {
       a.push(v);
       return;
     }
-    // The first held record v sorts before (there is one: the last).
-    let lo = this.head;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.less(v, a[mid]!)) hi = mid;
-      else lo = mid + 1;
-    }
-    a.splice(lo, 0, v);
+    // The first held item v sorts before (there is one: the last).
+    a.splice(sortedIndex(a, v, itemNotAfter, this.head, n - 1), 0, v);
   }
-  pop(): T | undefined {
+  pop(): QueuedItem | undefined {
     const a = this.a;
     if (this.head >= a.length) return undefined;
     const v = a[this.head]!;
@@ -110,7 +106,7 @@ class OrderedWindow<T> {
       a.length = 0;
       this.head = 0;
     } else if (this.head >= 1024 && this.head * 2 >= a.length) {
-      // Dropping the taken front now and then: a copy of what is held, at most once per as many records taken.
+      // Dropping the taken front now and then: a copy of what is held, at most once per as many items taken.
       this.a = a.slice(this.head);
       this.head = 0;
     }
@@ -169,13 +165,9 @@ interface QueuedItem {
   n: number;
 }
 
-interface QueuedWire {
-  p: Placed;
-  loc: Place | null;
-}
-
 const itemLess = (x: QueuedItem, y: QueuedItem): boolean => x.item.t < y.item.t || (x.item.t === y.item.t && x.n < y.n);
-const wireLess = (x: QueuedWire, y: QueuedWire): boolean => comparePlaced(x.p, y.p) < 0;
+/** Only ever compared with `v` in the window's search, whose elements are all set. */
+const itemNotAfter = (held: QueuedItem | undefined, v: QueuedItem): boolean => !itemLess(v, held!);
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -186,11 +178,13 @@ export interface EngineOptions {
   timers?: Partial<Timers>;
   /** Records held for reordering (default REORDER_WINDOW). */
   window?: number;
+  /** Called with each wire event as the model takes it, in the order it does. */
+  onApply?: (ev: WireEvent) => void;
 }
 
 export class LintEngine {
   kind?: InputKind;
-  readonly model: SessionModel;
+  private readonly feed: ModelFeed;
   private readonly window: number;
   private readonly clients = new Map<string, WireClient>();
   /** The clients' keys, as readEvent asks for them. */
@@ -204,7 +198,6 @@ export class LintEngine {
   private lastFinding: Finding | undefined;
   private records = 0;
   private fed = 0;
-  private lastT: number | undefined;
   private outOfOrder = 0;
   private readonly notes: string[] = [];
   // session file
@@ -220,14 +213,26 @@ export class LintEngine {
   private readonly added = new Set<string>();
   private readonly seqs = new Map<string, number>();
   private itemN = 0;
-  private readonly items = new OrderedWindow<QueuedItem>(itemLess);
-  private readonly wires = new OrderedWindow<QueuedWire>(wireLess);
-  private readonly clocks = new SourceClocks();
+  private readonly items = new ItemWindow();
+  /** Where each event the feed holds is in the file, until the model takes it. */
+  private readonly waiting = new Map<WireEvent, Place>();
   private harEntries = false;
+  private readonly onApply: ((ev: WireEvent) => void) | undefined;
 
   constructor(opts: EngineOptions = {}) {
     this.window = Math.max(1, opts.window ?? REORDER_WINDOW);
-    this.model = new SessionModel({ ...(opts.specVersion ? { specVersion: opts.specVersion } : {}), ...(opts.timers ? { timers: opts.timers } : {}) });
+    this.onApply = opts.onApply;
+    this.feed = new ModelFeed((key) => this.clients.get(key), {
+      model: { ...(opts.specVersion ? { specVersion: opts.specVersion } : {}), ...(opts.timers ? { timers: opts.timers } : {}) },
+      hold: this.window,
+      maxEvents: 0,
+      onApply: (p, client) => this.applied(p, client),
+    });
+  }
+
+  /** The model being fed: the feed retains nothing to rebuild from, so it stays this one. */
+  get model(): SessionModel {
+    return this.feed.model;
   }
 
   private setKind(kind: InputKind): void {
@@ -392,27 +397,27 @@ export class LintEngine {
   // -- the model ------------------------------------------------------------------
 
   private queueWire(ev: WireEvent, loc: Place | null): void {
-    this.wires.push({ p: this.clocks.place(ev, 0), loc });
-    if (this.wires.size > this.window) this.apply(this.wires.pop()!);
+    if (loc) this.waiting.set(ev, loc);
+    this.feed.add([ev], 0);
   }
 
-  private apply(q: QueuedWire): void {
-    const { p, loc } = q;
+  /** The model took `p` (its client's, when the file names it). */
+  private applied(p: Placed, client: WireClient | undefined): void {
     const last = this.lastOfClient.get(p.ev.client);
     if (last && comparePlaced(p, last) < 0) this.outOfOrder++;
     else this.lastOfClient.set(p.ev.client, p);
+    const loc = this.waiting.get(p.ev);
     if (loc) {
+      this.waiting.delete(p.ev);
       if (this.locations.size >= LOCATION_GENERATION) {
         this.oldLocations = this.locations;
         this.locations = new Map();
       }
       this.locations.set(p.ev.id, loc);
     }
-    const client = this.clients.get(p.ev.client);
+    this.onApply?.(p.ev);
     if (!client) return;
     this.fed++;
-    this.model.apply(p.ev, client);
-    if (this.lastT === undefined || p.t > this.lastT) this.lastT = p.t;
     this.noteFindings();
   }
 
@@ -446,10 +451,8 @@ export class LintEngine {
       for (const e of this.unknownClient.splice(0)) this.readSessionEvent(e.raw, e.index, e.line);
     } else if (!this.harEntries) throw new InputError('not a HAR file: no log.entries');
     while (this.items.size) this.decode(this.items.pop()!);
-    while (this.wires.size) this.apply(this.wires.pop()!);
-    if (this.lastT !== undefined) this.model.tick(this.lastT);
-    this.noteFindings();
-    this.model.finish();
+    // Applies what is held, ticks at the last capture time, and judges what is still missing.
+    this.feed.finish();
     this.noteFindings();
     if (this.kind === 'session') {
       const total = this.sessionEvents;

@@ -1,9 +1,11 @@
+import { FIXTURE_BINDING } from '../capture/contract.ts';
+
 /**
- * The binding every frame's bridge hands its batches to (content/fixture-bridge.ts
- * names it too, and the end-to-end test fails if the two differ). Long and namespaced, so
+ * The binding every frame's bridge hands its batches to: the contract's one
+ * name, which content/fixture-bridge.ts reads too. Long and namespaced, so
  * that no app's global is in its way.
  */
-export const OUI_FIXTURE_BINDING = '__ouiDevtoolsPlaywrightCapture';
+export const OUI_FIXTURE_BINDING: string = FIXTURE_BINDING;
 
 /**
  * In the built init script, the type of the event a frame's bridge takes flush

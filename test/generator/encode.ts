@@ -6,6 +6,7 @@
  */
 import type { CapturedClient, CapturedItem, TransportKind } from '../../src/capture/types.ts';
 import { pairingKey } from '../../src/capture/types.ts';
+import { DIRECT_METHOD } from '../../src/capture/contract.ts';
 import { PROTOCOL, type HookMessage } from '../../src/messages.ts';
 import type { AbsClient, AbsSession, Ev } from './model.ts';
 
@@ -263,12 +264,12 @@ function encodeClient(s: AbsSession, c: AbsClient, hookAt: (frameId: number, pat
         const text = JSON.stringify(e.payload);
         if (e.kind === 'ack') {
           const re = e.ackOf === undefined ? undefined : seqOf.get(e.ackOf);
-          const it = h.text(cl, e.t, e.dir, text, { method: e.dir === 'out' ? 'receipt' : 'ack', ...(re !== undefined ? { re } : {}) });
+          const it = h.text(cl, e.t, e.dir, text, { method: e.dir === 'out' ? DIRECT_METHOD.receipt : DIRECT_METHOD.resultAck, ...(re !== undefined ? { re } : {}) });
           seqOf.set(e.id, it.seq);
           continue;
         }
         const method =
-          e.type === 'action:request' ? 'onAction' : e.type === 'action:result' ? 'sendResult' : e.type === 'surface:register' ? 'registerSurface' : e.type === 'surface:deregister' ? 'deregisterSurface' : e.type === 'observation:update' ? 'sendObservation' : e.type ?? 'call';
+          e.type === 'action:request' ? DIRECT_METHOD.request : e.type === 'action:result' ? DIRECT_METHOD.result : e.type === 'surface:register' ? 'registerSurface' : e.type === 'surface:deregister' ? 'deregisterSurface' : e.type === 'observation:update' ? 'sendObservation' : e.type ?? 'call';
         const it = h.text(cl, e.t, e.dir, text, { method });
         seqOf.set(e.id, it.seq);
       }

@@ -1,16 +1,19 @@
 /**
- * Recorder: hook messages in, wire events out, in one bounded list ordered by
- * capture time, with navigations of the top frame noticed.
+ * Recorder: hook messages in, wire events out, in one bounded list in the
+ * canonical order (wire/order.ts: capture time, each source's clock its
+ * running maximum, ties by source then place), with navigations of the top
+ * frame noticed.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Recorder } from '../../src/session/wire/recorder.ts';
+import { canonicalOrder } from '../../src/session/wire/order.ts';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook, T0 } from '../support/capture-items.ts';
 
 const ev = (id: string, t: number): WireEvent => ({ id, client: 'k', t, dir: 'in', kind: 'other', size: 0 });
-const times = (r: Recorder): number[] => r.events.map((e) => e.t);
+const ids = (r: Recorder): string[] => r.events.map((e) => e.id);
 
 describe('Recorder', () => {
   it('decodes hook messages into events and registers their clients', () => {
@@ -30,58 +33,70 @@ describe('Recorder', () => {
     assert.equal(r.events.length, 2);
   });
 
-  it('keeps events in capture-time order when batches arrive out of order', () => {
+  it('keeps events in the canonical order when batches arrive out of order', () => {
     const r = new Recorder();
     const top = new FakeHook('top', { t: T0 });
     const sub = new FakeHook('sub', { t: T0 });
     const a = top.client('websocket', 'ws://app.test/a');
     const b = sub.client('websocket', 'ws://app.test/b');
     const at = (item: ReturnType<FakeHook['frame']>, t: number) => ({ ...item, t });
-    // The top frame's batch (t = 10, 20, 30) arrives first; the iframe's (15, 20, 25, 30, 5) after it.
+    // The top frame's batch (t = 10, 20, 30) arrives first; the iframe's (15, 20, 25, 30, then 5: its clock stepped back) after it.
     r.accept(0, top.message([10, 20, 30].map((d) => at(top.frame(a, 'in', '{}'), T0 + d))));
     r.accept(2, sub.message([15, 20, 25, 30, 5].map((d) => at(sub.frame(b, 'in', '{}'), T0 + d))));
-    assert.deepEqual(times(r), [5, 10, 15, 20, 20, 25, 30, 30].map((d) => T0 + d));
-    // Equal times keep arrival order, whether appended (30) or inserted (20).
-    assert.deepEqual(
-      r.events.filter((e) => e.t === T0 + 30 || e.t === T0 + 20).map((e) => e.id),
-      ['top/c1/2', 'sub/c1/2', 'top/c1/3', 'sub/c1/4'],
-    );
+    assert.deepEqual(ids(r), [
+      'top/c1/1', // 10
+      'sub/c1/1', // 15
+      'sub/c1/2', // 20: a tie, broken by source ('sub/c1' < 'top/c1'), whichever arrived first
+      'top/c1/2', // 20
+      'sub/c1/3', // 25
+      'sub/c1/4', // 30
+      'sub/c1/5', // stamped 5, but never before its own source's earlier events: placed at 30, after sub/c1/4
+      'top/c1/3', // 30
+    ]);
   });
 
   it('stays within its bound, counting what it evicts and forgetting it by id', () => {
     const r = new Recorder(5);
-    r.add([1, 2, 3, 4, 5, 6, 7, 8].map((t) => ev(`e${t}`, t)));
-    assert.equal(r.events.length, 5);
+    r.add([1, 2, 3, 4, 5, 6, 7, 8].map((t) => ev(`a/c/${t}`, t)));
+    assert.deepEqual(ids(r), ['a/c/4', 'a/c/5', 'a/c/6', 'a/c/7', 'a/c/8']);
     assert.equal(r.evicted, 3);
-    assert.deepEqual(times(r), [4, 5, 6, 7, 8]);
     assert.equal(r.byId.size, 5);
-    for (const gone of ['e1', 'e2', 'e3']) assert.equal(r.byId.has(gone), false);
-    // An event older than everything kept is the one evicted.
-    r.add([ev('old', 0)]);
-    assert.deepEqual(times(r), [4, 5, 6, 7, 8]);
-    assert.equal(r.byId.has('old'), false);
+    for (const gone of ['a/c/1', 'a/c/2', 'a/c/3']) assert.equal(r.byId.has(gone), false);
+    // Another source's event older than everything kept is the one evicted.
+    r.add([ev('b/c/1', 0)]);
+    assert.deepEqual(ids(r), ['a/c/4', 'a/c/5', 'a/c/6', 'a/c/7', 'a/c/8']);
+    assert.equal(r.byId.has('b/c/1'), false);
     assert.equal(r.evicted, 4);
     // A newer one pushes out the oldest.
-    r.add([ev('e9', 9)]);
-    assert.deepEqual(times(r), [5, 6, 7, 8, 9]);
-    assert.equal(r.byId.has('e4'), false);
+    r.add([ev('a/c/9', 9)]);
+    assert.deepEqual(ids(r), ['a/c/5', 'a/c/6', 'a/c/7', 'a/c/8', 'a/c/9']);
+    assert.equal(r.byId.has('a/c/4'), false);
     assert.equal(r.evicted, 5);
+    // The same source stamped earlier still comes after its own earlier events: it is kept, the oldest goes.
+    r.add([ev('a/c/10', 0)]);
+    assert.deepEqual(ids(r), ['a/c/6', 'a/c/7', 'a/c/8', 'a/c/9', 'a/c/10']);
+    assert.equal(r.evicted, 6);
   });
 
-  it('stays sorted and bounded under any arrival order (fast-check)', () => {
+  it('keeps the newest of the canonical order of everything it took, under any arrival order (fast-check)', () => {
+    const arrival = fc.array(fc.array(fc.record({ src: fc.constantFrom('top/c1', 'top/c2', 'sub/c1', 'odd'), t: fc.integer({ min: 0, max: 50 }) }), { maxLength: 10 }), { maxLength: 10 });
     fc.assert(
-      fc.property(fc.array(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 10 }), { maxLength: 10 }), fc.integer({ min: 1, max: 30 }), (batches, max) => {
+      fc.property(arrival, fc.integer({ min: 1, max: 30 }), (batches, max) => {
         const r = new Recorder(max);
+        const all: WireEvent[] = [];
         let n = 0;
-        for (const batch of batches) r.add(batch.map((t) => ev(`e${n++}`, t)));
-        for (let i = 1; i < r.events.length; i++) assert.ok(r.events[i - 1]!.t <= r.events[i]!.t, `sorted at ${i}`);
-        assert.equal(r.events.length, Math.min(n, max));
-        assert.equal(r.evicted, Math.max(0, n - max));
+        for (const batch of batches) {
+          // 'odd': ids of another shape (an imported file's), one stream for their client.
+          const fresh = batch.map(({ src, t }) => (src === 'odd' ? { ...ev(`odd-${n++}`, t), client: 'odd' } : ev(`${src}/${++n}`, t)));
+          all.push(...fresh);
+          r.add(fresh);
+        }
+        assert.equal(r.events.length, Math.min(all.length, max));
+        assert.equal(r.evicted, Math.max(0, all.length - max));
         assert.equal(r.byId.size, r.events.length);
         for (const e of r.events) assert.equal(r.byId.get(e.id), e);
-        // What is kept is the newest by time.
-        const all = batches.flat().sort((x, y) => x - y);
-        assert.deepEqual(times(r), all.slice(all.length - r.events.length));
+        const order = canonicalOrder(all);
+        assert.deepEqual(ids(r), order.slice(order.length - r.events.length).map((e) => e.id));
       }),
       { numRuns: 300 },
     );
@@ -126,5 +141,10 @@ describe('Recorder', () => {
     assert.deepEqual([r.events.length, r.byId.size, r.evicted], [0, 0, 0]);
     assert.deepEqual(r.accept(0, hook.message(items)), []);
     assert.deepEqual(r.intake.cursors(), { 'h/c1': 5 });
+    // Its order starts afresh too, as the fresh model feed the panel starts with it: no source's old clock holds an event back.
+    r.add([ev('x/c/1', 100)]);
+    r.clear();
+    r.add([ev('x/c/2', 50), ev('y/c/1', 60)]);
+    assert.deepEqual(ids(r), ['x/c/2', 'y/c/1']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DIRECT_METHOD } from '../../src/capture/contract.ts';
 import { encodeSocketIOAck, encodeSocketIOEvent } from '../../src/protocol/index.ts';
 import { planInjection, whyNotInjectable } from '../../src/session/wire/injection.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';
@@ -21,7 +22,7 @@ function recorded(): Recorder {
   const sio = hook.client('websocket', 'wss://app.test/socket.io/?EIO=4&transport=websocket&sid=S');
   const plain = hook.client('websocket', 'wss://app.test/plain');
   const direct = hook.client('direct', 'runtime');
-  const request = hook.json(direct, 'in', REQ, { method: 'onAction' });
+  const request = hook.json(direct, 'in', REQ, { method: DIRECT_METHOD.request });
   r.accept(0, hook.message([
     hook.frame(sio, 'out', '40/oui,'),
     hook.frame(sio, 'in', '40/oui,{"sid":"x"}'),
@@ -31,7 +32,7 @@ function recorded(): Recorder {
     hook.frame(plain, 'in', '{"type":"broken'),
     hook.item(plain, 'frame', { dir: 'in', payload: { omitted: true, head: '{"a":' }, size: 9_999_999 }),
     request,
-    hook.json(direct, 'out', { received: true }, { method: 'receipt', re: request.seq }),
+    hook.json(direct, 'out', { received: true }, { method: DIRECT_METHOD.receipt, re: request.seq }),
     hook.json(direct, 'out', 'cart', { method: 'deregister' }),
     hook.item(sio, 'close', { note: '1000' }),
   ]));
@@ -211,13 +212,13 @@ describe('session file', () => {
     assert.equal(r.ok, false);
   });
 
-  it('imports into a recorder like live traffic, in time order', () => {
-    const r = parseOk(JSON.stringify(file({ clients: [client('k')], events: [event('b', 'k', { t: 20 }), event('a', 'k', { t: 10 })] })));
+  it('imports into a recorder in the order the model is fed: by time across clients, each client in its file order', () => {
+    const r = parseOk(JSON.stringify(file({ clients: [client('k'), client('j')], events: [event('b', 'k', { t: 20 }), event('a', 'j', { t: 10 }), event('c', 'k', { t: 5 })] })));
     const rec = new Recorder();
     rec.add(r.file.events);
     assert.deepEqual(
       rec.events.map((e) => e.id),
-      ['a', 'b'],
+      ['a', 'b', 'c'],
     );
   });
 });

@@ -7,6 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { DIRECT_METHOD, eventId } from '../../src/capture/contract.ts';
 import { pageJson, pageObject } from '../support/page-data.ts';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
@@ -325,6 +326,20 @@ describe('Socket.IO, real traffic', () => {
 describe('Socket.IO, hand-built frames', () => {
   const wsUrl = 'wss://app.test/socket.io/?EIO=4&transport=websocket&sid=S1';
 
+  it('gives every event of one captured item its own id, the n-th with the suffix eventId gives it', () => {
+    const hook = new FakeHook('hp');
+    const url = 'http://app.test/socket.io/?EIO=4&transport=polling&sid=P1';
+    const poll = hook.client('polling', url);
+    // One polling body: an event, then two namespaces' connects, then an ack: four events of one item.
+    const body = ['4' + encodeSocketIOEvent({ namespace: '/oui', name: 'action:request', args: [REQ], ackId: 3 }), '40/oui,{"sid":"a"}', '40/other,{"sid":"b"}', '4' + encodeSocketIOAck({ namespace: '/oui', ackId: 7, args: [] })].join('\x1e');
+    const item = hook.frame(poll, 'in', body, { url });
+    const { events } = decodeAll([{ hook, frameId: 0 }], [item]);
+    assert.deepEqual(
+      events.map((e) => e.id),
+      [0, 1, 2, 3].map((n) => eventId('hp', item.client, item.seq, n)),
+    );
+  });
+
   it('pairs acks per direction even when both sides use the same ack id', () => {
     const hook = new FakeHook('h');
     const ws = hook.client('websocket', wsUrl);
@@ -522,10 +537,10 @@ describe('direct hook calls', () => {
   const hook = new FakeHook('hd');
   const d = hook.client('direct', 'my runtime');
   const open = hook.item(d, 'open');
-  const request = hook.json(d, 'in', REQ, { method: 'onAction' });
-  const receipt = hook.json(d, 'out', { received: true }, { method: 'receipt', re: request.seq });
-  const result = hook.json(d, 'out', RES, { method: 'sendResult', held: true });
-  const ack = hook.json(d, 'in', { ok: true }, { method: 'ack', re: result.seq, injected: true });
+  const request = hook.json(d, 'in', REQ, { method: DIRECT_METHOD.request });
+  const receipt = hook.json(d, 'out', { received: true }, { method: DIRECT_METHOD.receipt, re: request.seq });
+  const result = hook.json(d, 'out', RES, { method: DIRECT_METHOD.result, held: true });
+  const ack = hook.json(d, 'in', { ok: true }, { method: DIRECT_METHOD.resultAck, re: result.seq, injected: true });
   const register = hook.json(d, 'out', REG.surface, { method: 'register' });
   const registerWhole = hook.json(d, 'out', REG, { method: 'registerSurface' });
   const deregister = hook.json(d, 'out', 'cart', { method: 'deregister' });
@@ -536,7 +551,7 @@ describe('direct hook calls', () => {
   const close = hook.item(d, 'close', { note: 'detached' });
   const items = [open, request, receipt, result, ack, register, registerWhole, deregister, unregister, push, typed, other, close];
   const { decoder, events } = decodeAll([{ hook, frameId: 6 }], items);
-  const byItem = (it: CapturedItem) => events.find((e) => e.id === `hd/${it.client}/${it.seq}`)!;
+  const byItem = (it: CapturedItem) => events.find((e) => e.id === eventId('hd', it.client, it.seq))!;
 
   it('decodes each call as the OUI event it stands for', () => {
     assert.equal(events.length, items.length);
@@ -555,6 +570,25 @@ describe('direct hook calls', () => {
   it('pairs receipts and acknowledgments through `re`', () => {
     assert.deepEqual([byItem(receipt).kind, byItem(receipt).dir, byItem(receipt).ackOf], ['ack', 'out', byItem(request).id]);
     assert.deepEqual([byItem(ack).kind, byItem(ack).dir, byItem(ack).ackOf, byItem(ack).payload], ['ack', 'in', byItem(result).id, { ok: true }]);
+  });
+
+  it("an app's own methods named like the hook's entries are calls, never acknowledgments", () => {
+    const h = new FakeHook('ha');
+    const c = h.client('direct', 'rt');
+    const calls = ['ack', 'receipt', 'onAction', 'sendResult'].map((method) => h.json(c, 'out', { ok: true }, { method, re: 1 }));
+    const { events: out } = decodeAll([{ hook: h, frameId: 0 }], calls);
+    assert.deepEqual(
+      out.map((e) => [e.kind, e.note, e.ackOf]),
+      ['ack', 'receipt', 'onAction', 'sendResult'].map((m) => ['other', `call ${m}()`, undefined]),
+    );
+  });
+
+  it("names the hook's own entries by the transport call they come from when their value was not kept", () => {
+    const h = new FakeHook('hc');
+    const c = h.client('direct', 'rt');
+    const over = h.item(c, 'frame', { dir: 'out', method: DIRECT_METHOD.result, payload: { omitted: true, head: '{"requestId"', ascii: true }, size: 5_000_000 });
+    const { events: out } = decodeAll([{ hook: h, frameId: 0 }], [over]);
+    assert.match(out[0]!.note ?? '', /^sendResult\(\) over the capture cap/);
   });
 
   it('carries held and injected, and targets the hook client for injection', () => {
@@ -612,7 +646,7 @@ describe('garbage', () => {
         t: fc.oneof(fc.double(), fc.integer()),
         kind: fc.constantFrom('open', 'close', 'error', 'frame', 'weird'),
         dir: fc.constantFrom('in', 'out', undefined),
-        method: fc.oneof(fc.constantFrom('onAction', 'sendResult', 'receipt', 'ack', 'register', 'deregister', 'push'), fc.string()),
+        method: fc.oneof(fc.constantFrom(...Object.values(DIRECT_METHOD), 'onAction', 'ack', 'register', 'deregister', 'push'), fc.string()),
         payload,
         size: fc.oneof(fc.nat(), fc.constant(undefined)),
         note: fc.oneof(fc.string(), fc.constant(undefined)),

@@ -1,22 +1,14 @@
 /**
- * One canonical order for capture from several frames and hooks, so that
- * arrival order never changes the session model.
- *
- * A source is one hook client's stream (`${hook}/${client}`, the wire event
- * id without its sequence number). Each source reaches the panel in its own
- * order, but sources race each other: a request captured in an iframe and its
- * answer captured in the host travel in separate batches, in either order.
+ * Feeds the session model in the canonical order (wire/order.ts), so that
+ * arrival order never changes the model, and the findings are computed in
+ * the order the Timeline shows.
  *
  * Why this mechanism:
- * - The canonical order is a merge by capture time with a deterministic
- *   tie-break (source, then place in the source), where a source's time never
- *   goes backwards (its running maximum). It is a function of the set of
- *   per-source streams, and it keeps each source's own order.
- * - Live, the model is fed only a prefix of that order. New events wait in a
- *   short reorder window until every frame's hook has been heard from past
- *   them (each hook sends its clients' items in capture order), or until
- *   REORDER_WINDOW_MS of the panel's own clock went by. Ticks of the model's
- *   clock go in the same order, on the capture clock.
+ * - Live, the model is fed only a prefix of the canonical order. New events
+ *   wait in a short reorder window until every frame's hook has been heard
+ *   from past them (each hook sends its clients' items in capture order), or
+ *   until REORDER_WINDOW_MS of the panel's own clock went by. Ticks of the
+ *   model's clock go in the same order, on the capture clock.
  * - An event that still sorts before what was applied (a frame's replay after
  *   a reconnect, a hook slower than the window) re-evaluates: the model is
  *   rebuilt from the merged list. That costs a replay (about a second at
@@ -24,13 +16,19 @@
  * - Once the retained list has lost its oldest events, a rebuild would lose
  *   their effects (registrations, above all), so a late event is then applied
  *   where it arrives and counted; the model itself tolerates an answer before
- *   its request (it parks it).
+ *   its request (it parks it). A feed told to retain nothing (`maxEvents: 0`,
+ *   the CLI's bounded pass over a file) is in that state from the start.
+ * - Input without a panel clock (a file read in one pass) holds a number of
+ *   events instead (`hold`): the least is applied when more are waiting.
  *
  * Pure: no DOM, no extension APIs. The panel passes its wall clock in.
  */
 import { SessionModel, type SessionModelOptions } from './session-model.ts';
-import { MAX_EVENTS } from '../wire/recorder.ts';
+import { MAX_EVENTS, insertPlaced, SourceClocks, type Placed } from '../wire/order.ts';
+import { sortedIndex } from '../sorted-index.ts';
 import type { WireClient, WireEvent } from '../wire/wire.ts';
+
+export { canonicalOrder, comparePlaced, placeAll, sourceOf, SourceClocks, type Placed } from '../wire/order.ts';
 
 /** How long (panel wall clock) an event may wait for earlier events of other frames. */
 export const REORDER_WINDOW_MS = 300;
@@ -39,93 +37,20 @@ const MAX_TICKS = 100_000;
 /** Evicting in chunks keeps the front splice off the per-batch path. */
 const EVICT_SLACK = 1_024;
 
-/** An event with its place in the canonical order. */
-export interface Placed {
-  ev: WireEvent;
-  /** Capture time, never before the previous one of the same source. */
-  t: number;
-  src: string;
-  /** Place within the source. */
-  n: number;
-  /** The hook (frame document) that captured it. */
-  hook: string;
-  /** Panel wall clock when it arrived. */
-  arrived: number;
-}
-
-export function comparePlaced(a: Placed, b: Placed): number {
-  if (a.t !== b.t) return a.t < b.t ? -1 : 1;
-  if (a.src !== b.src) return a.src < b.src ? -1 : 1;
-  return a.n - b.n;
-}
-
-/** `${hook}/${client}` from `${hook}/${client}/${seq}[.n]`; an id of another shape (an imported file's) is a stream per client. */
-export function sourceOf(ev: WireEvent): { src: string; hook: string } {
-  const id = typeof ev.id === 'string' ? ev.id : '';
-  const last = id.lastIndexOf('/');
-  if (last > 0) return { src: id.slice(0, last), hook: id.slice(0, id.indexOf('/')) };
-  const src = `client:${String(ev.client)}`;
-  return { src, hook: src };
-}
-
-/** Places events source by source: each source's time is its running maximum, its order its arrival order. */
-export class SourceClocks {
-  private readonly sources = new Map<string, SourceClock>();
-  /** The source of the last event placed: consecutive events nearly always share it, and then no id is cut or looked up. */
-  private last: SourceClock | undefined;
-
-  place(ev: WireEvent, arrived: number): Placed {
-    const id = typeof ev.id === 'string' ? ev.id : '';
-    const last = this.last;
-    let clock: SourceClock;
-    // `${src}/${seq}` of the last source: the same src, as sourceOf would cut it (its last '/' is right after src).
-    if (last !== undefined && last.fromId && id.length > last.src.length && id.charCodeAt(last.src.length) === 0x2f && id.startsWith(last.src) && id.indexOf('/', last.src.length + 1) < 0) {
-      clock = last;
-    } else {
-      const { src, hook } = sourceOf(ev);
-      let found = this.sources.get(src);
-      if (!found) this.sources.set(src, (found = { src, hook, fromId: id.lastIndexOf('/') > 0, t: -Infinity, n: -1 }));
-      clock = found;
-      this.last = clock;
-    }
-    const own = typeof ev.t === 'number' && Number.isFinite(ev.t) ? ev.t : -Infinity;
-    const t = clock.n >= 0 && clock.t > own ? clock.t : own;
-    const n = clock.n + 1;
-    clock.t = t;
-    clock.n = n;
-    return { ev, t, src: clock.src, n, hook: clock.hook, arrived };
-  }
-}
-
-/** A source's running time and count (n: place of its last event, -1 before its first). */
-interface SourceClock {
-  src: string;
-  hook: string;
-  /** src was cut from an event id (not the `client:` stream of ids without a '/'). */
-  fromId: boolean;
-  t: number;
-  n: number;
-}
-
-/** The canonical order of a recording: `events` holds each source's events in that source's order, interleaved any way. */
-export function canonicalOrder(events: readonly WireEvent[]): WireEvent[] {
-  return placeAll(events).map((p) => p.ev);
-}
-
-/** `canonicalOrder`, with each event's place. */
-export function placeAll(events: readonly WireEvent[]): Placed[] {
-  const clocks = new SourceClocks();
-  return events
-    .filter((ev) => ev !== null && typeof ev === 'object')
-    .map((ev) => clocks.place(ev, 0))
-    .sort(comparePlaced);
-}
-
 export interface FeedOptions {
   model?: SessionModelOptions;
   windowMs?: number;
-  /** Events kept for a rebuild (the recorder's bound). */
+  /** Events kept for a rebuild (the recorder's bound; MAX_EVENTS when not given). 0: none, and a late event is applied where it arrives. */
   maxEvents?: number;
+  /**
+   * Hold at most this many events, by count instead of the panel clock: the
+   * least waiting is applied once more are waiting (input read in one pass,
+   * in nearly the order it sorts). `windowMs` and the hooks' word are then
+   * not used to release events.
+   */
+  hold?: number;
+  /** Called with each event as the live model takes it (not during a rebuild), and its client if the feed knows it. */
+  onApply?: (p: Placed, client: WireClient | undefined) => void;
 }
 
 export interface FeedStats {
@@ -133,7 +58,7 @@ export interface FeedStats {
   /** Total and last time spent rebuilding, ms. */
   rebuildMs: number;
   lastRebuildMs: number;
-  /** Events applied out of order because what they would be replayed with was already evicted. */
+  /** Events applied out of order because what they would be replayed with was evicted, or is not retained (`maxEvents: 0`). */
   lateApplied: number;
 }
 
@@ -159,13 +84,17 @@ export class ModelFeed {
   private since?: number;
   private readonly windowMs: number;
   private readonly maxEvents: number;
+  private readonly hold: number | undefined;
+  /** The latest capture time placed: where a finished recording is ticked. */
+  private lastT: number | undefined;
 
   constructor(
     private readonly clientOf: (key: string) => WireClient | undefined,
     private readonly opts: FeedOptions = {},
   ) {
     this.windowMs = opts.windowMs ?? REORDER_WINDOW_MS;
-    this.maxEvents = opts.maxEvents ?? MAX_EVENTS;
+    this.maxEvents = Math.max(0, opts.maxEvents ?? MAX_EVENTS);
+    this.hold = opts.hold === undefined ? undefined : Math.max(0, opts.hold);
     this.model = new SessionModel(opts.model);
   }
 
@@ -178,6 +107,11 @@ export class ModelFeed {
   noteHook(hook: string, now: number): void {
     this.since ??= now;
     if (typeof hook === 'string' && !this.hooks.has(hook)) this.hooks.set(hook, { t: -Infinity, arrived: now });
+  }
+
+  /** A rebuild replays every event from the first: none was evicted, and the feed retains any. */
+  private get rebuildable(): boolean {
+    return this.evicted === 0 && this.maxEvents > 0;
   }
 
   /** Events waiting in the reorder window. */
@@ -199,13 +133,14 @@ export class ModelFeed {
         if (p.t > hook.t) hook.t = p.t;
         hook.arrived = now;
       }
-      const pos = this.insert(p);
+      if (this.lastT === undefined || p.t > this.lastT) this.lastT = p.t;
+      const pos = insertPlaced(this.list, p);
       const lastTick = this.ticks.at(-1);
       if (pos >= this.applied && !this.finished && (lastTick === undefined || p.t > lastTick)) continue;
       // It belongs before what the model has seen (held events all come after the last tick), so it joins the applied prefix.
       this.applied++;
-      if (this.evicted > 0) {
-        this.apply(this.model, p);
+      if (!this.rebuildable) {
+        this.apply(this.model, p, true);
         this.stats.lateApplied++;
         changed = true;
       } else rebuild = true;
@@ -226,6 +161,7 @@ export class ModelFeed {
    */
   release(now: number): boolean {
     if (this.applied >= this.list.length) return false;
+    if (this.hold !== undefined) return this.applyUpTo(this.list.length - this.hold);
     let mark = this.since !== undefined && now - this.since < this.windowMs ? -Infinity : Infinity;
     for (const h of this.hooks.values()) if (h.t < mark) mark = h.t;
     const due = now - this.windowMs;
@@ -278,13 +214,13 @@ export class ModelFeed {
     let changed = this.applyUpTo(end);
     const lastTick = this.ticks.at(-1);
     const lastApplied = this.list[this.applied - 1];
-    if (this.evicted === 0 && ((lastTick !== undefined && at < lastTick) || (lastApplied && at < lastApplied.t))) {
-      this.ticks.splice(upperBound(this.ticks, at), 0, at);
+    if (this.rebuildable && ((lastTick !== undefined && at < lastTick) || (lastApplied && at < lastApplied.t))) {
+      this.ticks.splice(sortedIndex(this.ticks, at, tickNotAfter), 0, at);
       this.rebuild();
       return true;
     }
     this.model.tick(at);
-    if (this.evicted === 0) {
+    if (this.rebuildable) {
       this.ticks.push(at);
       if (this.ticks.length > MAX_TICKS) this.ticks.splice(0, this.ticks.length - MAX_TICKS);
     }
@@ -294,8 +230,7 @@ export class ModelFeed {
 
   /** The recording is complete (an imported file): apply everything, tick at its end, and judge what is still missing. */
   finish(): void {
-    const last = this.list.at(-1);
-    if (last) this.tickAt(last.t);
+    if (this.lastT !== undefined) this.tickAt(this.lastT);
     this.applyUpTo(this.list.length);
     this.finished = true;
     this.model.finish();
@@ -303,40 +238,24 @@ export class ModelFeed {
 
   private applyUpTo(end: number): boolean {
     if (end <= this.applied) return false;
-    for (let i = this.applied; i < end; i++) this.apply(this.model, this.list[i]!);
+    for (let i = this.applied; i < end; i++) this.apply(this.model, this.list[i]!, true);
     this.applied = end;
     this.evict();
     return true;
   }
 
-  private apply(model: SessionModel, p: Placed): void {
+  /** `live`: into the feed's own model (not a rebuild's), which `onApply` hears of. */
+  private apply(model: SessionModel, p: Placed, live = false): void {
     const client = this.clientOf(p.ev.client);
     if (client) model.apply(p.ev, client);
-  }
-
-  /** Upper bound by canonical order: equal keys (a re-added event) go after. */
-  private insert(p: Placed): number {
-    const list = this.list;
-    const n = list.length;
-    if (!n || comparePlaced(list[n - 1]!, p) <= 0) {
-      list.push(p);
-      return n;
-    }
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (comparePlaced(list[mid]!, p) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    list.splice(lo, 0, p);
-    return lo;
+    if (live) this.opts.onApply?.(p, client);
   }
 
   private evict(): void {
     if (this.list.length <= this.maxEvents + EVICT_SLACK) return;
     const n = Math.min(this.list.length - this.maxEvents, this.applied);
-    if (n <= 0) return;
+    // In chunks: a feed that holds many events (`hold`) would otherwise cut one off the front per event.
+    if (n < EVICT_SLACK) return;
     this.list.splice(0, n);
     this.applied -= n;
     this.evicted += n;
@@ -365,16 +284,7 @@ export class ModelFeed {
   }
 }
 
-function upperBound(sorted: number[], x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const tickNotAfter = (tick: number, at: number): boolean => tick <= at;
 
 function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();

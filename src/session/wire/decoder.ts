@@ -21,8 +21,9 @@ import {
   readOUIFromSocketIO,
   type EnginePacket,
 } from '../../protocol/index.ts';
-import { isExtensionEventType, isProtocolEventType, sentToClient } from '../../protocol/types.ts';
+import { isProtocolEventType, sentToClient } from '../../protocol/types.ts';
 import { PORT_KEY_PREFIX } from '../../capture/message-port.ts';
+import { DIRECT_METHOD, eventId, isOuiType } from '../../capture/contract.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 import { PortEchoes } from './port-echoes.ts';
 import { cappedNote, omittedOf } from './capped.ts';
@@ -36,10 +37,6 @@ const MAX_LINEAGES = 256;
 /** Clients remembered per identity: the most recent ones. */
 const MAX_PER_LINEAGE = 8;
 
-
-export function isOUIType(type: unknown): type is string {
-  return isProtocolEventType(type) || isExtensionEventType(type);
-}
 
 /** Direction of an event type from the client's point of view; undefined for extensions. */
 function directionOf(type: string): 'in' | 'out' | undefined {
@@ -370,9 +367,10 @@ export class WireDecoder {
     for (const ns of session.namespaces) this.target(socketKey(session, ns), ws);
   }
 
-  private base(item: CapturedItem, client: string, kind: WireEvent['kind'], extra: Partial<WireEvent> = {}): WireEvent {
+  /** `part`: the place of this event among those decoded from `item` (0: the first), which its id says. */
+  private base(item: CapturedItem, client: string, kind: WireEvent['kind'], extra: Partial<WireEvent> = {}, part = 0): WireEvent {
     const ev: WireEvent = {
-      id: `${item.hook}/${item.client}/${item.seq}`,
+      id: eventId(item.hook, item.client, item.seq, part),
       client,
       t: item.t,
       dir: item.dir ?? 'in',
@@ -415,7 +413,7 @@ export class WireDecoder {
   /** An OUI event or ack from a JSON value `{ type, payload }`. */
   private jsonEvent(item: CapturedItem, client: string, value: unknown, raw: string): WireEvent {
     const v = value as { type?: unknown; payload?: unknown } | null;
-    if (v && typeof v === 'object' && isOUIType(v.type)) {
+    if (v && typeof v === 'object' && isOuiType(v.type)) {
       return this.base(item, client, 'event', { type: v.type, payload: v.payload, raw: cap(raw) });
     }
     return this.base(item, client, 'other', { raw: cap(raw) });
@@ -515,23 +513,22 @@ export class WireDecoder {
         session.namespaces.add(sp.namespace || '/');
         const client = this.socketClient(state, session, sp.namespace || '/', item.t);
         if (sp.type === 'error') {
-          out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }));
+          out.push(this.base(item, client, 'malformed', { note: sp.reason ?? 'bad Socket.IO packet', raw: cap(sp.raw ?? raw) }, out.length));
           continue;
         }
         if (sp.type === 'connect' || sp.type === 'disconnect' || sp.type === 'connect_error') {
           if (sp.type === 'disconnect') this.lost(client, item.t);
           else if (sp.type === 'connect') this.revived(client);
-          out.push(this.base(item, client, 'lifecycle', { type: `socket.io ${sp.type}`, payload: sp.data }));
+          out.push(this.base(item, client, 'lifecycle', { type: `socket.io ${sp.type}`, payload: sp.data }, out.length));
           continue;
         }
         const m = readOUIFromSocketIO(sp);
         if (!m) continue;
         const rawText = typeof packet.data === 'string' ? packet.data : raw;
         if (m.kind === 'event') {
-          const kind = isOUIType(m.type) ? 'event' : 'other';
-          const ev = this.base(item, client, kind, { type: m.type, payload: m.payload, raw: cap(rawText) });
+          const kind = isOuiType(m.type) ? 'event' : 'other';
+          const ev = this.base(item, client, kind, { type: m.type, payload: m.payload, raw: cap(rawText) }, out.length);
           // The id first: the second packet of one polling body is `<item>.1`, and that is what its acknowledgment names.
-          if (out.length) ev.id = `${ev.id}.${out.length}`;
           if (m.ackId !== undefined) {
             ev.wantsAck = true;
             this.awaitingAck.set(`${client}|${dir}|${m.ackId}`, ev.id);
@@ -543,9 +540,7 @@ export class WireDecoder {
           const key = `${client}|${other}|${m.ackId}`;
           const ackOf = this.awaitingAck.get(key);
           this.awaitingAck.delete(key);
-          const ev = this.base(item, client, 'ack', { payload: m.args[0], raw: cap(rawText), ...(ackOf ? { ackOf } : { note: `ack ${m.ackId} for nothing seen` }) });
-          if (out.length) ev.id = `${ev.id}.${out.length}`;
-          out.push(ev);
+          out.push(this.base(item, client, 'ack', { payload: m.args[0], raw: cap(rawText), ...(ackOf ? { ackOf } : { note: `ack ${m.ackId} for nothing seen` }) }, out.length));
         }
       }
     }
@@ -557,9 +552,7 @@ export class WireDecoder {
     const namespaces = namespacesOf(session);
     return namespaces.map((ns, i) => {
       const { kind, ...rest } = fields;
-      const ev = this.base(item, this.socketClient(state, session, ns), kind, rest);
-      if (i + offset > 0) ev.id = `${ev.id}.${i + offset}`;
-      return ev;
+      return this.base(item, this.socketClient(state, session, ns), kind, rest, i + offset);
     });
   }
 
@@ -734,20 +727,20 @@ export class WireDecoder {
     if (item.kind !== 'frame') return this.lifecycle(item, client);
     const text = payloadText(item.payload);
     // A call whose value was over the cap, or not JSON: said as such, never as an event with no payload.
-    const capped = text === null ? this.capped(item, client, `${item.method || 'call'}()`) : undefined;
+    const capped = text === null ? this.capped(item, client, `${directCallName(item.method)}()`) : undefined;
     if (capped) return [capped];
     const parsed = text === null ? null : tryJson(text);
     const value = parsed?.ok ? parsed.value : undefined;
     const raw = text === null ? undefined : cap(text);
     const method = item.method ?? '';
     switch (method) {
-      case 'onAction':
+      case DIRECT_METHOD.request:
         return [this.base(item, client, 'event', { type: 'action:request', payload: value, raw, wantsAck: true })];
-      case 'sendResult':
+      case DIRECT_METHOD.result:
         return [this.base(item, client, 'event', { type: 'action:result', payload: value, raw, wantsAck: true })];
-      case 'receipt':
-      case 'ack':
-        return [this.base(item, client, 'ack', { payload: value, raw, ...(item.re ? { ackOf: `${item.hook}/${item.client}/${item.re}` } : {}) })];
+      case DIRECT_METHOD.receipt:
+      case DIRECT_METHOD.resultAck:
+        return [this.base(item, client, 'ack', { payload: value, raw, ...(item.re ? { ackOf: eventId(item.hook, item.client, item.re) } : {}) })];
     }
     const typed = directType(method, value, item.t);
     if (typed) return [this.base(item, client, 'event', { type: typed.type, payload: typed.payload, raw })];
@@ -787,10 +780,25 @@ function lifecycleFields(item: CapturedItem, via?: 'websocket'): Partial<WireEve
   return { kind: 'lifecycle', type: item.kind, ...(via ? { via } : {}), ...(item.note ? { note: item.note } : {}) };
 }
 
-/** What a transport call other than onAction/sendResult carries, read from its method name and argument. */
+/** The app-facing name of what the direct hook recorded under `method`: its own entries by the transport call they come from. */
+function directCallName(method: string | undefined): string {
+  switch (method) {
+    case DIRECT_METHOD.request:
+      return 'onAction';
+    case DIRECT_METHOD.result:
+      return 'sendResult';
+    case DIRECT_METHOD.receipt:
+      return 'receipt';
+    case DIRECT_METHOD.resultAck:
+      return 'ack';
+  }
+  return method || 'call';
+}
+
+/** What a transport call other than the direct hook's own entries carries, read from its method name and argument. */
 function directType(method: string, value: unknown, t: number): { type: string; payload: unknown } | null {
   const v = value as Record<string, unknown> | null;
-  if (v && typeof v === 'object' && isOUIType(v.type) && 'payload' in v) return { type: v.type as string, payload: v.payload };
+  if (v && typeof v === 'object' && isOuiType(v.type) && 'payload' in v) return { type: v.type as string, payload: v.payload };
   const m = method.toLowerCase();
   if (m.includes('deregister') || m.includes('unregister')) {
     return { type: 'surface:deregister', payload: typeof value === 'string' ? { surfaceId: value, timestamp: Math.round(t) } : value };

@@ -1,15 +1,17 @@
 /**
  * The capture line end to end, without DOM or extension APIs: relayed hook
- * messages in, decoded wire events out, in a bounded list. The panel wraps it
- * in signals; tests and the importer use it as is.
+ * messages in, decoded wire events out, in a bounded list in the canonical
+ * order (order.ts), the order the model is fed in. The panel wraps it in
+ * signals; tests and the importer use it as is.
  */
 import { CaptureIntake } from './intake.ts';
 import { WireDecoder } from './decoder.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 import { isWorkerHook } from '../../capture/types.ts';
 import { omittedOf } from './capped.ts';
+import { MAX_EVENTS, SourceClocks, insertPlaced, type Placed } from './order.ts';
 
-export const MAX_EVENTS = 100_000;
+export { MAX_EVENTS };
 
 export class Recorder {
   /** Set when a page's hook speaks another capture protocol than this panel: the version it named (0: none). */
@@ -17,7 +19,10 @@ export class Recorder {
   readonly intake = new CaptureIntake();
   private decoder: WireDecoder;
   readonly clients = new Map<string, WireClient>();
+  /** In canonical order: `placed[i].ev === events[i]`. */
   events: WireEvent[] = [];
+  private placed: Placed[] = [];
+  private clocks = new SourceClocks();
   readonly byId = new Map<string, WireEvent>();
   /** Wire events dropped from the front of the list to stay within the limit. */
   evicted = 0;
@@ -57,43 +62,30 @@ export class Recorder {
     return fresh;
   }
 
-  /** Wire events from elsewhere (an imported session). */
+  /** Wire events from elsewhere (an imported session), each source's in its own order. */
   add(fresh: WireEvent[]): void {
     if (!fresh.length) return;
     for (const ev of fresh) {
-      this.insertByTime(ev);
+      if (ev === null || typeof ev !== 'object') continue;
+      const p = this.clocks.place(ev, 0);
+      const at = insertPlaced(this.placed, p);
+      if (at === this.events.length) this.events.push(ev);
+      else this.events.splice(at, 0, ev);
       this.byId.set(ev.id, ev);
     }
     if (this.events.length > this.maxEvents) {
       const extra = this.events.length - this.maxEvents;
+      this.placed.splice(0, extra);
       for (const ev of this.events.splice(0, extra)) this.byId.delete(ev.id);
       this.evicted += extra;
     }
   }
 
-  /**
-   * Newest last, by capture time: batches from different frames (an iframe's
-   * hook, a replay after reconnecting) can arrive after later events.
-   */
-  private insertByTime(ev: WireEvent): void {
-    const list = this.events;
-    if (!list.length || list[list.length - 1]!.t <= ev.t) {
-      list.push(ev);
-      return;
-    }
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid]!.t <= ev.t) lo = mid + 1;
-      else hi = mid;
-    }
-    list.splice(lo, 0, ev);
-  }
-
   clear(): void {
     this.evicted = 0;
     this.events = [];
+    this.placed = [];
+    this.clocks = new SourceClocks();
     this.byId.clear();
     this.overCap = 0;
     this.overCapSize = 0;
