@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findBrowser } from '../../scripts/browsers.ts';
+import { ensureFreshBuild } from './fresh-build.ts';
 
 // Lets Playwright see DevTools windows (targets of type "other"); read when a browser is launched.
 process.env.PW_CHROMIUM_ATTACH_TO_OTHER = '1';
@@ -63,6 +64,7 @@ export async function extensionIdFor(path: string): Promise<string> {
 
 export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
   const extension = opts.extension ?? true;
+  if (extension) ensureFreshBuild();
   const userDataDir = mkdtempSync(join(tmpdir(), 'oui-devtools-'));
   const args = [...CHROMIUM_FLAGS, ...(opts.args ?? [])];
   if (extension) args.push(`--disable-extensions-except=${DIST}`, `--load-extension=${DIST}`);

@@ -10,6 +10,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findBrowser } from '../../scripts/browsers.ts';
+import { ensureFreshBuild } from './fresh-build.ts';
 
 export const FIREFOX_DIST = fileURLToPath(new URL('../../dist/firefox', import.meta.url));
 /** Any fixed UUID will do; Firefox otherwise draws a new one for every profile. */
@@ -33,6 +34,7 @@ function geckoId(): string {
 }
 
 export async function launchFirefox(opts: { headless?: boolean } = {}): Promise<Firefox> {
+  ensureFreshBuild();
   const id = geckoId();
   const browser = await puppeteer.launch({
     browser: 'firefox',

@@ -20,7 +20,7 @@ describe('capture sites', () => {
   });
 
   it('tells local URLs from others', () => {
-    for (const u of ['http://localhost:5173/', 'https://localhost/', 'http://127.0.0.1:8080/x', 'http://[::1]:3000/', 'http://app.localhost/', 'https://shop.test/', 'file:///home/me/app.html']) assert.ok(isLocalUrl(u), u);
+    for (const u of ['http://localhost:5173/', 'https://localhost/', 'http://127.0.0.1:8080/x', 'http://[::1]:3000/', 'http://app.localhost/', 'https://shop.test/', 'file:///srv/app/index.html']) assert.ok(isLocalUrl(u), u);
     for (const u of ['https://example.com/', 'http://localhost.example.com/', 'http://test/', 'chrome://extensions', 'not a url', 'http://127.0.0.2/']) assert.ok(!isLocalUrl(u), u);
   });
 

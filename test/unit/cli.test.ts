@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { capture, chromeHar, sessionFile, type Transport } from '../fixtures/traffic.ts';
 import { writeBigHar } from '../fixtures/big.ts';
 import { RULES } from '../../src/session/model/rules.ts';
+import { ensureFreshBuild } from '../support/fresh-build.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/cli/oui-devtools.js');
@@ -49,8 +50,7 @@ let bad = '';
 let badHar = '';
 
 before(() => {
-  const b = spawnSync(process.execPath, [join(ROOT, 'scripts/build-cli.mjs')], { encoding: 'utf8' });
-  assert.equal(b.status, 0, b.stderr);
+  ensureFreshBuild();
   dir = mkdtempSync(join(tmpdir(), 'oui-lint-'));
   clean = file('clean.json', sessionFile(capture({ transport: 'socket.io' })));
   const c = capture({ transport: 'polling-upgrade', requests: 3, badHashAt: 1 });

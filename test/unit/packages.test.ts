@@ -6,7 +6,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { ensureFreshBuild } from '../support/fresh-build.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,9 +43,8 @@ function unzip(file: string): Map<string, Buffer> {
 }
 
 before(() => {
-  if (!existsSync(join(root, 'dist/firefox/manifest.json')) || !existsSync(join(root, 'dist/chrome/manifest.json'))) {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'ignore' });
-  }
+  // Rebuilt when missing or older than its sources (test/support/fresh-build.ts), as for every test that loads dist/.
+  ensureFreshBuild();
   execFileSync(process.execPath, ['scripts/package.mjs', '--out', out], { cwd: root, stdio: 'ignore' });
 });
 

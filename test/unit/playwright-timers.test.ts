@@ -7,11 +7,10 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext } from '@playwright/test';
 import { OuiCapture } from '../../src/playwright/capture.ts';
+import { ensureFreshBuild } from '../support/fresh-build.ts';
 import { fixtureTimers } from '../../src/playwright/timers.ts';
 import { SPEC_TIMERS } from '../../src/session/model/timers.ts';
 
@@ -19,8 +18,7 @@ const context = { exposeBinding: async () => {}, addInitScript: async () => {} }
 let initScript = '';
 
 before(() => {
-  const b = spawnSync(process.execPath, [fileURLToPath(new URL('../../scripts/build-playwright.mjs', import.meta.url))], { encoding: 'utf8' });
-  assert.equal(b.status, 0, b.stderr);
+  ensureFreshBuild();
   initScript = readFileSync(new URL('../../dist/playwright/oui-init.js', import.meta.url), 'utf8');
 });
 
