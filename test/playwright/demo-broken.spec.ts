@@ -8,6 +8,7 @@
  */
 import { test, expect } from 'oui-devtools/playwright';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { expectMatcherFailure } from './expected-failure.ts';
 
 interface DemoState {
   clients: Record<'socket' | 'ws' | 'frame' | 'direct', { connected: boolean; transport?: string; surfaces: string[] }>;
@@ -22,8 +23,6 @@ test.afterAll(async () => {
 });
 
 test('the demo with a deliberately wrong client fails toHaveNoFindings', async ({ page, oui }) => {
-  // Expected to fail; OUI_FIXTURE_SHOW_FAILURES=1 lets it fail for real so its message can be checked.
-  test.fail(!process.env.OUI_FIXTURE_SHOW_FAILURES, 'the demo variant breaks the protocol on purpose');
   await page.goto(`${demo.url}?broken=surface-id,result-id`);
   await page.waitForFunction(() => {
     const s = (window as unknown as { __demo?: { state(): DemoState } }).__demo?.state();
@@ -33,5 +32,13 @@ test('the demo with a deliberately wrong client fails toHaveNoFindings', async (
   // The agent runtime asks the shop something; the answer comes back under another requestId, so the runtime times out.
   const search = await demo.runtime.request(await demo.runtime.waitForClient(), { surfaceId: 'catalog', actionId: 'search', params: { query: 'mug' }, timeoutMs: 1_000 });
   expect(search.error?.code).toBe('TIMEOUT');
-  await expect(oui).toHaveNoFindings({ min: 'warning' });
+  // The matcher must fail, with both findings in its message (OUI_FIXTURE_SHOW_FAILURES=1 then fails the test for real).
+  await expectMatcherFailure(() => expect(oui).toHaveNoFindings({ min: 'warning' }), [
+    "expect(oui).toHaveNoFindings({ min: 'warning' })",
+    /Received: 2 findings \(4 clients, /,
+    '\n1. error surface-id §3.2 (party at fault: client)',
+    '\n2. warning result-unknown-request §7.3.3 (party at fault: client)',
+    /surface id "Notifications" does not match/,
+    /result for [0-9a-f-]{36}:result, a request this client never received/,
+  ]);
 });

@@ -10,7 +10,7 @@ import type { Page } from '@playwright/test';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 
 interface DemoState {
-  clients: Record<'socket' | 'ws' | 'frame' | 'direct', { connected: boolean; surfaces: string[] }>;
+  clients: Record<'socket' | 'ws' | 'frame' | 'direct', { connected: boolean; transport?: string; surfaces: string[] }>;
 }
 type DemoApi = {
   state(): DemoState;
@@ -48,8 +48,8 @@ test('the demo shop: every transport captured, in the page and a popup, no findi
   expect(frame, 'the coupon widget iframe').toBeTruthy();
   expect(new URL(frame!.url()).origin, 'the widget is cross-origin').not.toBe(new URL(page.url()).origin);
   await allConnected(page);
-  // Let the Socket.IO client finish its upgrade to WebSocket, then the agent runtime asks something over it.
-  await page.waitForTimeout(300);
+  // Wait for the Socket.IO client's upgrade to WebSocket, then the agent runtime asks something over it.
+  await page.waitForFunction(() => (window as unknown as { __demo: DemoApi }).__demo.state().clients.socket.transport === 'websocket');
   const search = await demo.runtime.request(await demo.runtime.waitForClient(), { surfaceId: 'catalog', actionId: 'search', params: { query: 'mug' } });
   expect(search.success).toBe(true);
   const list = await demo.wsRuntime.request(await demo.wsRuntime.waitForClient(), { surfaceId: 'notifications', actionId: 'list', params: {} });

@@ -4,10 +4,13 @@
  * The specs import the fixture as an app would, `oui-devtools/playwright` (the
  * package's own "exports"), so the build must have run (npm run build).
  *
- * OUI_FIXTURE_SHOW_FAILURES=1 runs the specs that break the protocol on
- * purpose (violations.spec.ts's small page, demo-broken.spec.ts's demo with
- * wrong clients) as plain tests, so that they fail and their messages can be
- * checked; without it, those tests are expected to fail and the suite passes.
+ * The specs that break the protocol on purpose (violations.spec.ts's small
+ * page, demo-broken.spec.ts's demo with wrong clients) assert that the matcher
+ * fails there and what its message says, in every run: without a variable
+ * they pass when it does (and fail on anything else: a crash, a missing build).
+ * OUI_FIXTURE_SHOW_FAILURES=1 makes them, after those checks, throw the
+ * matcher's error again, so they fail for real and the report shows the
+ * message as an app's developer sees it (test/e2e/playwright-fixture.test.ts).
  * OUI_FIXTURE_REPORT=path adds a JSON report; OUI_FIXTURE_OUTPUT=dir sets where results and attachments go.
  */
 import { defineConfig } from '@playwright/test';

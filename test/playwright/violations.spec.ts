@@ -6,6 +6,7 @@
  */
 import { test, expect } from 'oui-devtools/playwright';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { expectMatcherFailure } from './expected-failure.ts';
 
 const page = `<!doctype html><title>bad client</title><script>
 const ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws');
@@ -37,9 +38,17 @@ test('findings carry rule, section and party', async ({ page: tab, oui }) => {
 });
 
 test('a client that breaks the protocol fails toHaveNoFindings', async ({ page: tab, oui }) => {
-  // Expected to fail; OUI_FIXTURE_SHOW_FAILURES=1 lets it fail for real so its message can be checked.
-  test.fail(!process.env.OUI_FIXTURE_SHOW_FAILURES, 'the page breaks the protocol on purpose');
   await tab.goto(`${server.url}/bad.html`);
   await expect(tab).toHaveTitle('sent');
-  await expect(oui).toHaveNoFindings({ min: 'warning' });
+  // The matcher must fail, with each finding in its message (OUI_FIXTURE_SHOW_FAILURES=1 then fails the test for real).
+  await expectMatcherFailure(() => expect(oui).toHaveNoFindings({ min: 'warning' }), [
+    "expect(oui).toHaveNoFindings({ min: 'warning' })",
+    /Received: 4 findings \(1 client, /,
+    '\n1. error surface-id §3.2 (party at fault: client)',
+    '\n2. error surface-no-actions §3.1 (party at fault: client)',
+    '\n3. error hash-missing §7.3.4 (party at fault: client)',
+    '\n4. warning result-unknown-request §7.3.3 (party at fault: client)',
+    /surface id "Bad Surface!" does not match/,
+    /result for req-nobody-sent, a request this client never received/,
+  ]);
 });
