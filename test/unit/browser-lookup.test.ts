@@ -7,7 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserNotFoundError, NOT_FOUND, findBrowser, installSteps, type InstallStep, type LookupDeps } from '../../scripts/browsers.ts';
 
@@ -86,14 +88,34 @@ test('an install that fails stops with the one line', () => {
   assert.throws(() => findBrowser('chromium', m), (e: unknown) => e instanceof Error && e.message === NOT_FOUND.chromium);
 });
 
-test('in an empty environment (no PATH, no HOME, no *_PATH) the lookup finds the machine’s browsers or says the one line', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/browsers.ts', '--no-install', 'chromium', 'firefox'], { cwd: root, env: {}, encoding: 'utf8', timeout: 30_000 });
-  if (r.status === 0) {
-    const paths = r.stdout.trim().split('\n');
-    assert.equal(paths.length, 2, r.stdout);
-    for (const p of paths) assert.ok(p.startsWith('/') && existsSync(p), `${p} exists`);
-  } else {
-    assert.equal(r.status, 1, r.stderr);
-    assert.ok([NOT_FOUND.chromium, NOT_FOUND.firefox].includes(r.stderr.trim()), `one line: ${r.stderr}`);
+/** The command in an environment that holds only `env` (no PATH, no HOME): what `npm test` may meet in a bare CI job. */
+function command(env: Record<string, string>, ...names: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/browsers.ts', '--no-install', ...names], { cwd: root, env, encoding: 'utf8', timeout: 30_000 });
+}
+
+test('in an otherwise empty environment, browsers named by CHROMIUM_PATH and FIREFOX_PATH that exist are found and printed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'oui-browsers-'));
+  try {
+    const chromium = join(dir, 'my chromium');
+    const firefox = join(dir, 'my-firefox');
+    for (const p of [chromium, firefox]) {
+      writeFileSync(p, '#!/bin/sh\n');
+      chmodSync(p, 0o755);
+    }
+    const r = command({ CHROMIUM_PATH: chromium, FIREFOX_PATH: firefox }, 'chromium', 'firefox');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${chromium}\n${firefox}\n`);
+    assert.equal(r.stderr, '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('in an otherwise empty environment, a CHROMIUM_PATH that does not exist stops with the one line saying so, and exit status 1', () => {
+  const missing = join(tmpdir(), `oui-no-such-browser-${process.pid}`, 'chromium');
+  assert.ok(!existsSync(missing));
+  const r = command({ CHROMIUM_PATH: missing }, 'chromium');
+  assert.equal(r.status, 1, r.stdout);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, `CHROMIUM_PATH=${missing} does not exist.\n`);
 });
