@@ -8,8 +8,12 @@
  * after the injection. The same marker on another client is not touched.
  */
 import type { Natives } from './natives.ts';
+import { SafeMap, includes } from './primordials.ts';
 
-const KEEP_MS = 120_000;
+/** How long after the injection a marker holds. */
+export const KEEP_MS = 120_000;
+/** Shorter markers are refused: a short string would match ordinary traffic. */
+export const MIN_MARKER = 6;
 
 export interface HeldAnswers {
   /** Cheap check for the hot path: false unless an injection is in flight. */
@@ -21,21 +25,26 @@ export interface HeldAnswers {
 
 export function createHeldAnswers(natives: Natives): HeldAnswers {
   /** `${scope}\0${marker}` → until when it holds, on that client only. */
-  const markers = new Map<string, { scope: string; until: number }>();
+  const markers: Map<string, { scope: string; marker: string; until: number }> = new SafeMap();
   const held = {
     active: false,
     hold(list: string[], scope: string) {
       const until = natives.now() + KEEP_MS;
-      for (const m of list) if (typeof m === 'string' && m.length >= 6 && typeof scope === 'string') markers.set(`${scope}\u0000${m}`, { scope, until });
+      if (typeof scope !== 'string') return;
+      for (let i = 0; i < list.length; i++) {
+        const m = list[i];
+        if (typeof m === 'string' && m.length >= MIN_MARKER) markers.set(`${scope}\u0000${m}`, { scope, marker: m, until });
+      }
       held.active = markers.size > 0;
     },
     matches(text: string, scope: string): boolean {
       const now = natives.now();
       let found = false;
-      for (const [key, h] of markers) {
+      // Deleting the current entry inside forEach is allowed: iteration goes on with the next.
+      markers.forEach((h, key) => {
         if (h.until < now) markers.delete(key);
-        else if (!found && h.scope === scope && text.includes(key.slice(scope.length + 1))) found = true;
-      }
+        else if (!found && h.scope === scope && includes(text, h.marker)) found = true;
+      });
       held.active = markers.size > 0;
       return found;
     },

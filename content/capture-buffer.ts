@@ -1,38 +1,42 @@
 /**
  * The hook's bounded memory: every captured item from document_start, until
- * the limits; then the oldest go, counted per client. A panel that opens late
- * replays from here; a panel that reconnects resumes from its cursors.
+ * the limits; then the oldest go, each counted against its client. A panel
+ * that opens late replays from here; a panel that reconnects resumes from its
+ * cursors and is told exactly what it will never get.
  *
- * The app's hot path (a frame on a socket that speaks OUI, an OUI
- * postMessage, a direct call) writes a timestamp, a sequence number and the
- * raw data into columns of a ring (`frame`, `value`): no object is built per
- * item, nothing is serialised, nothing is sniffed. The items the panel reads
- * are built from the columns when it reads them (subscribe, then each live
- * flush). Everything rarer (opens, closes, binary and capped frames, held
- * answers, injected items, clients that have shown no OUI traffic yet) is
- * recorded as an item object, as before.
+ * Invariants:
+ * - Memory is bounded: MAX_ITEMS entries and MAX_BYTES of weight in the log
+ *   (ColumnRing), the quiet ring's own bounds, 2 × MAX_CLIENTS client states
+ *   (ClientTable).
+ * - Per client, seqs count up from 1 without gaps; whatever is not delivered
+ *   is counted as dropped (noteDrop), never silently lost.
+ * - The hot path (a text frame or an OUI value of a client already shown to
+ *   speak OUI: `frame`, `value`) builds no object per item and serialises
+ *   nothing: it writes a timestamp, a seq and the data (a copied value) into
+ *   the ring's columns; items are built when the panel reads them. Items of a
+ *   client that has shown no OUI yet go through `record`, where their text is
+ *   tested (looksLikeOuiText) and they wait in the quiet ring.
+ * - Delivery keeps capture order, and an item whose payload is still being
+ *   read (a Blob) holds back the items after it (Outbox).
  */
 import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, DropReport, TransportKind } from '../src/capture/types.ts';
 import type { Natives } from './natives.ts';
 import { createHeldAnswers, type HeldAnswers } from './answers.ts';
 import { createQuietRing, showsOui } from './quiet-ring.ts';
-import { chunkItems } from './chunks.ts';
 import { FRAME_CAP, HEAD, copyValue, jsonPayload, textPayload } from './payloads.ts';
-import { createDropLedger, type DropLedger } from './drop-ledger.ts';
 import { frameIdentity } from './frame-identity.ts';
+import { ColumnRing } from './column-ring.ts';
+import { Outbox, type Entry, type Live } from './outbox.ts';
+import { ClientTable, noteDrop, type ClientState } from './client-table.ts';
+import { SafeMap, SafeSet, append } from './primordials.ts';
 
 export { FRAME_CAP, bytesPayload, jsonPayload, textPayload } from './payloads.ts';
+export type { Live } from './outbox.ts';
 
 export const MAX_ITEMS = 20_000;
 export const MAX_BYTES = 32 * 1024 * 1024;
-const MAX_CLIENTS = 2_000;
-const FLUSH_DELAY_MS = 16;
 /** What an item costs beyond its payload (the weight the limits count). */
 const ITEM_WEIGHT = 64;
-
-export interface Live {
-  items(items: CapturedItem[], clients: CapturedClient[]): void;
-}
 
 /**
  * Where hot-path items of one client go, with what they share: the client,
@@ -52,7 +56,7 @@ export interface CaptureBuffer {
   readonly hook: string;
   readonly natives: Natives;
   /** Answers to injected requests that must not reach the app's runtime. */
-  readonly held: HeldAnswers;
+  readonly heldAnswers: HeldAnswers;
   /** Runs `fn` with every item it records marked as injected by the extension. */
   injecting<T>(fn: () => T): T;
   /** True while `injecting` runs: what the extension itself dispatches is not the page's forgery. */
@@ -109,23 +113,7 @@ function weight(item: CapturedItem): number {
   return ITEM_WEIGHT + HEAD * 2;
 }
 
-/** What the buffer knows of a client: its counters, kept off the hot path's maps. */
-interface ClientState {
-  readonly client: CapturedClient;
-  seq: number;
-  dropped: number;
-  /** Shown OUI traffic (or made only for it): its items go to the ring; the others' to the quiet ring. */
-  oui: boolean;
-  /** What was dropped, by seq, once anything was. */
-  ledger?: DropLedger;
-}
-
-function noteDrop(st: ClientState, seq: number, size: number): void {
-  st.dropped++;
-  (st.ledger ??= createDropLedger()).add(seq, size);
-}
-
-/** How a ring entry's data is read. */
+/** How a ring entry's data is read: a frame's text, a copied JS value, or an item object. */
 const TEXT = 0;
 const VALUE = 1;
 const ITEM = 2;
@@ -138,74 +126,65 @@ interface SinkState extends Sink {
 export function createCaptureBuffer(natives: Natives): CaptureBuffer {
   const hook = natives.randomId();
   const now = natives.now;
-  const clients = new Map<string, CapturedClient>();
-  /** Every client ever made, also those the client limit let go: their drops are still counted. */
-  const states = new Map<string, ClientState>();
-  const itemSinks = new Map<string, SinkState>();
-  const pending = new Set<CapturedItem>();
+  /** The item sink (mode ITEM) of each client with item objects in the ring. */
+  const itemSinks = new SafeMap<string, SinkState>();
+  const table = new ClientTable(undefined, (id) => itemSinks.delete(id));
+  const pending = new SafeSet<CapturedItem>();
   let nextClient = 1;
   let injectDepth = 0;
   const quiet = createQuietRing((old) => {
-    const st = states.get(old.client);
+    const st = table.states.get(old.client);
     if (st) noteDrop(st, old.seq, sizeOf(old));
   }, weight);
 
-  // The ring, in columns: entry g (counted from 0 since the start) is at slot g % MAX_ITEMS while g >= total - count.
-  const T = new Float64Array(MAX_ITEMS);
-  const S = new Float64Array(MAX_ITEMS);
-  const R = new Float64Array(MAX_ITEMS);
-  const W = new Float64Array(MAX_ITEMS);
-  const D: unknown[] = new Array(MAX_ITEMS).fill(undefined);
-  const K: Array<SinkState | undefined> = new Array(MAX_ITEMS).fill(undefined);
-  let first = 0;
-  let count = 0;
-  let total = 0;
-  let bytes = 0;
-
-  let live: Live | null = null;
-  /** Entries waiting for the next flush: a ring entry by its number, or an item (the quiet ring's). */
-  let outbox: Array<number | CapturedItem> = [];
-  /** Where in the outbox the oldest ring entry not yet built may be (entries are in ring order). */
-  let outNext = 0;
-  let announced = new Set<string>();
-  let flushScheduled = false;
-
-  function dropOldest(): void {
-    const o = first;
-    if (live) {
-      // Waiting for a flush that has not come yet (the app's loop holds the thread): built now, still delivered.
-      const g = total - count;
-      while (outNext < outbox.length && typeof outbox[outNext] !== 'number') outNext++;
-      if (outbox[outNext] === g) outbox[outNext++] = itemAt(g)!;
-    }
-    const k = K[o]!;
+  const ring: ColumnRing<SinkState> = new ColumnRing<SinkState>(MAX_ITEMS, MAX_BYTES, (slot, g) => {
+    if (outbox.live) outbox.keep(g);
+    const k = ring.sink[slot]!;
+    const d = ring.data[slot];
     // The size the panel would have shown: text's length, a copied value's estimated from its weight (UTF-16 units at 2 bytes).
-    noteDrop(k.st, S[o]!, k.mode === TEXT ? (D[o] as string).length : k.mode === ITEM ? sizeOf(D[o] as CapturedItem) : Math.round((W[o]! - ITEM_WEIGHT) / 2));
-    bytes -= W[o]!;
-    D[o] = undefined;
-    K[o] = undefined;
-    first = o + 1 === MAX_ITEMS ? 0 : o + 1;
-    count--;
-  }
+    noteDrop(k.st, ring.seq[slot]!, k.mode === TEXT ? (d as string).length : k.mode === ITEM ? sizeOf(d as CapturedItem) : Math.round((ring.weight[slot]! - ITEM_WEIGHT) / 2));
+  });
 
-  /** The next free slot, after making room (by count, then by bytes once `w` is in). */
-  function slot(w: number): number {
-    if (count === MAX_ITEMS) dropOldest();
-    while (bytes + w > MAX_BYTES && count > 0) dropOldest();
-    let i = first + count;
-    if (i >= MAX_ITEMS) i -= MAX_ITEMS;
-    count++;
-    total++;
-    bytes += w;
-    return i;
-  }
-
-  function enqueue(entry: number | CapturedItem): void {
-    outbox.push(entry);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      natives.setTimeout(flush, FLUSH_DELAY_MS);
+  /** The item of ring entry `g`, built now (the hot path stored only its columns). */
+  function itemAt(g: number): CapturedItem | undefined {
+    const i = ring.slotOf(g);
+    if (i < 0) return undefined;
+    const k = ring.sink[i]!;
+    const d = ring.data[i];
+    if (k.mode === ITEM) return d as CapturedItem;
+    const item: CapturedItem = { hook, client: k.client.id, seq: ring.seq[i]!, t: ring.time[i]!, kind: 'frame', dir: k.dir };
+    if (k.method !== undefined) item.method = k.method;
+    if (k.from !== undefined) {
+      item.from = k.from;
+      item.to = k.to;
     }
+    if (ring.re[i]) item.re = ring.re[i];
+    if (k.mode === TEXT) item.payload = { text: d as string };
+    else {
+      const copied = jsonPayload(d);
+      item.payload = copied.payload;
+      if (copied.size !== undefined) item.size = copied.size;
+    }
+    return item;
+  }
+
+  function isPending(entry: Entry): boolean {
+    if (typeof entry !== 'number') return pending.has(entry);
+    const i = ring.slotOf(entry);
+    return i >= 0 && ring.sink[i]!.mode === ITEM && pending.has(ring.data[i] as CapturedItem);
+  }
+
+  const outbox = new Outbox({ isPending, itemAt, client: (id) => table.client(id) }, natives.setTimeout);
+
+  /** Writes one entry into the ring's columns, and queues it for the live subscriber. */
+  function keep(s: SinkState, w: number, t: number, seq: number, re: number, data: unknown, send: boolean): void {
+    const i = ring.add(w);
+    ring.time[i] = t;
+    ring.seq[i] = seq;
+    ring.re[i] = re;
+    ring.data[i] = data;
+    ring.sink[i] = s;
+    if (send && outbox.live) outbox.add(ring.total - 1);
   }
 
   function itemSink(st: ClientState): SinkState {
@@ -217,140 +196,35 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     return s;
   }
 
-  /** An item object into the ring (or the quiet ring). */
+  /** An item object into the ring, or into the quiet ring while its client has shown no OUI traffic. */
   function pushItem(st: ClientState, item: CapturedItem): void {
     if (!st.oui) {
-      if (!showsOui(item)) {
+      if (st.gone || !showsOui(item)) {
         quiet.add(item, weight(item));
-        if (live) enqueue(item);
+        if (outbox.live) outbox.add(item);
         return;
       }
       st.oui = true;
       const sink = itemSink(st);
-      for (const earlier of quiet.take(item.client)) keepItem(sink, earlier, false);
+      const earlier = quiet.take(item.client);
+      for (let j = 0; j < earlier.length; j++) keep(sink, weight(earlier[j]!), earlier[j]!.t, earlier[j]!.seq, 0, earlier[j], false);
     }
-    keepItem(itemSink(st), item, live !== null);
-  }
-
-  function keepItem(sink: SinkState, item: CapturedItem, send: boolean): void {
-    const i = slot(weight(item));
-    T[i] = item.t;
-    S[i] = item.seq;
-    R[i] = 0;
-    W[i] = weight(item);
-    D[i] = item;
-    K[i] = sink;
-    if (send) enqueue(total - 1);
-  }
-
-  /** The item of ring entry `g`, built now (the hot path stored only its columns). */
-  function itemAt(g: number): CapturedItem | undefined {
-    if (g < total - count) return undefined;
-    let i = first + (g - (total - count));
-    if (i >= MAX_ITEMS) i -= MAX_ITEMS;
-    const k = K[i]!;
-    const d = D[i];
-    if (k.mode === ITEM) return d as CapturedItem;
-    const item: CapturedItem = { hook, client: k.client.id, seq: S[i]!, t: T[i]!, kind: 'frame', dir: k.dir };
-    if (k.method !== undefined) item.method = k.method;
-    if (k.from !== undefined) {
-      item.from = k.from;
-      item.to = k.to;
-    }
-    if (R[i]) item.re = R[i];
-    if (k.mode === TEXT) item.payload = { text: d as string };
-    else {
-      const copied = jsonPayload(d);
-      item.payload = copied.payload;
-      if (copied.size !== undefined) item.size = copied.size;
-    }
-    return item;
-  }
-
-  function isPending(entry: number | CapturedItem): boolean {
-    if (typeof entry !== 'number') return pending.has(entry);
-    if (entry < total - count) return false;
-    let i = first + (entry - (total - count));
-    if (i >= MAX_ITEMS) i -= MAX_ITEMS;
-    return K[i]!.mode === ITEM && pending.has(D[i] as CapturedItem);
-  }
-
-  /** Built items of `entries`, those the ring has since dropped left out (they are counted as drops). */
-  function build(entries: Array<number | CapturedItem>): CapturedItem[] {
-    const out: CapturedItem[] = [];
-    for (let j = 0; j < entries.length; j++) {
-      const e = entries[j]!;
-      const it = typeof e === 'number' ? itemAt(e) : e;
-      if (it) out.push(it);
-    }
-    return out;
-  }
-
-  function unannounced(list: CapturedItem[]): CapturedClient[] {
-    const out: CapturedClient[] = [];
-    for (const it of list) {
-      if (announced.has(it.client)) continue;
-      announced.add(it.client);
-      const c = clients.get(it.client);
-      if (c) out.push(c);
-    }
-    return out;
-  }
-
-  /** Delivers the outbox up to the first entry still waiting for its payload; false when that is the first. */
-  function deliverReady(to: Live): boolean {
-    let ready = 0;
-    while (ready < outbox.length && !isPending(outbox[ready]!)) ready++;
-    if (ready === 0) return false;
-    const batch = build(outbox.slice(0, ready));
-    outbox = outbox.slice(ready);
-    outNext = 0;
-    if (batch.length) deliver(to, batch, unannounced(batch));
-    return true;
-  }
-
-  function flush(): void {
-    flushScheduled = false;
-    if (!live) {
-      outbox = [];
-      outNext = 0;
-      return;
-    }
-    // Nothing ready: the pending payload schedules the next flush when it arrives.
-    if (!deliverReady(live)) return;
-    if (outbox.length && !flushScheduled) {
-      flushScheduled = true;
-      natives.setTimeout(flush, FLUSH_DELAY_MS);
-    }
-  }
-
-  /** In chunks the extension can carry, in order; the clients go with the first. */
-  function deliver(to: Live, list: CapturedItem[], announce: CapturedClient[]): void {
-    const chunks = chunkItems(list);
-    for (let i = 0; i < chunks.length; i++) to.items(chunks[i]!, i === 0 ? announce : []);
+    keep(itemSink(st), weight(item), item.t, item.seq, 0, item, true);
   }
 
   /** `fields` becomes the item itself (callers pass a fresh literal): no copy on the app's hot path. */
   function record(client: CapturedClient, kind: CapturedKind, fields?: Partial<CapturedItem>): CapturedItem {
-    const st = stateOf(client);
     const item = (fields ?? {}) as CapturedItem;
+    const st = table.stateOf(client);
     item.hook = hook;
     item.client = client.id;
-    item.seq = ++st.seq;
+    // A client the table has forgotten: nothing of it is kept (ClientTable counts such clients).
+    item.seq = st ? ++st.seq : 0;
     item.t = now();
     item.kind = kind;
     if (injectDepth > 0) item.injected = true;
-    pushItem(st, item);
+    if (st) pushItem(st, item);
     return item;
-  }
-
-  function stateOf(client: CapturedClient): ClientState {
-    let st = states.get(client.id);
-    if (!st) {
-      st = { client, seq: 0, dropped: 0, oui: false };
-      states.set(client.id, st);
-    }
-    return st;
   }
 
   function frame(sink: Sink, text: string, t?: number): void {
@@ -358,18 +232,13 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
       const s = sink as SinkState;
       const st = s.st;
       if (!st.oui || injectDepth > 0 || s.mode !== TEXT || text.length > FRAME_CAP) {
-        record(s.client, 'frame', { dir: s.dir, ...textPayload(text) });
+        const p = textPayload(text);
+        const fields: Partial<CapturedItem> = { dir: s.dir, payload: p.payload };
+        if (p.size !== undefined) fields.size = p.size;
+        record(s.client, 'frame', fields);
         return;
       }
-      const w = ITEM_WEIGHT + text.length * 2;
-      const i = slot(w);
-      T[i] = t ?? now();
-      S[i] = ++st.seq;
-      R[i] = 0;
-      W[i] = w;
-      D[i] = text;
-      K[i] = s;
-      if (live) enqueue(total - 1);
+      keep(s, ITEM_WEIGHT + text.length * 2, t ?? now(), ++st.seq, 0, text, true);
     } catch {
       // Capture is best effort; never into the app.
     }
@@ -392,26 +261,23 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
         if (json.size !== undefined) item.size = json.size;
         return item.seq;
       }
-      const w = ITEM_WEIGHT + copied.weight;
-      const i = slot(w);
-      T[i] = t ?? now();
       const seq = ++st.seq;
-      S[i] = seq;
-      R[i] = re ?? 0;
-      W[i] = w;
-      D[i] = copied.value;
-      K[i] = s;
-      if (live) enqueue(total - 1);
+      keep(s, ITEM_WEIGHT + copied.weight, t ?? now(), seq, re ?? 0, copied.value, true);
       return seq;
     } catch {
       return 0;
     }
   }
 
+  /** Where a let-go (then forgotten) client's sinks point: never OUI, so its items take `record`, which keeps nothing of it. */
+  function stateFor(client: CapturedClient): ClientState {
+    return table.stateOf(client) ?? { client, seq: 0, dropped: 0, oui: false, gone: true };
+  }
+
   return {
     hook,
     natives,
-    held: createHeldAnswers(natives),
+    heldAnswers: createHeldAnswers(natives),
     isInjecting: () => injectDepth > 0,
     injecting(fn) {
       injectDepth++;
@@ -425,31 +291,18 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
       const id = `c${nextClient++}`;
       // An about:blank, srcdoc or document.open()ed frame says whose it is: its creator's origin and page.
       const { origin, frameUrl } = frameIdentity();
-      const client: CapturedClient = {
-        id,
-        kind,
-        url,
-        origin,
-        frameUrl,
-        ...(key ? { key } : {}),
-      };
-      clients.set(id, client);
+      const client: CapturedClient = { id, kind, url, origin, frameUrl };
+      if (key) client.key = key;
       // Made only for OUI messages and calls: nothing to wait for.
-      states.set(id, { client, seq: 0, dropped: 0, oui: kind === 'postmessage' || kind === 'direct' });
-      if (clients.size > MAX_CLIENTS) {
-        const oldest = clients.keys().next().value as string;
-        clients.delete(oldest);
-        itemSinks.delete(oldest);
-        const st = states.get(oldest);
-        if (st) {
-          st.oui = false;
-          st.dropped++;
-        }
-      }
+      table.add(client, kind === 'postmessage' || kind === 'direct');
       return client;
     },
     sink(client, dir, shared) {
-      return { client, dir, st: stateOf(client), mode: client.kind === 'postmessage' || client.kind === 'direct' ? VALUE : TEXT, ...shared } as SinkState;
+      const s = { client, dir, st: stateFor(client), mode: client.kind === 'postmessage' || client.kind === 'direct' ? VALUE : TEXT } as { -readonly [K in keyof SinkState]: SinkState[K] };
+      if (shared?.method !== undefined) s.method = shared.method;
+      if (shared?.from !== undefined) s.from = shared.from;
+      if (shared?.to !== undefined) s.to = shared.to;
+      return s;
     },
     frame,
     value,
@@ -464,76 +317,62 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
         if (quiet.holds(item)) quiet.grew(item, delta);
         else {
           // Newest first: a Blob is read within moments of its frame.
-          for (let g = total - 1; g >= total - count; g--) {
-            let i = first + (g - (total - count));
-            if (i >= MAX_ITEMS) i -= MAX_ITEMS;
-            if (D[i] === item) {
-              W[i] = W[i]! + delta;
-              bytes += delta;
+          for (let g = ring.total - 1; g >= ring.oldest; g--) {
+            const i = ring.slotOf(g);
+            if (ring.data[i] === item) {
+              ring.grow(i, delta);
               break;
             }
           }
         }
         pending.delete(item);
-        if (live && !flushScheduled) {
-          flushScheduled = true;
-          natives.setTimeout(flush, FLUSH_DELAY_MS);
-        }
+        outbox.scheduleFlush();
       };
     },
-    flushNow() {
-      // A batch timer already set still fires, and finds nothing (or what came since).
-      if (!live) return 0;
-      deliverReady(live);
-      return outbox.length;
-    },
+    flushNow: () => outbox.flushNow(),
     lastSeqs() {
       const out: Record<string, number> = {};
-      for (const [id, st] of states) if (st.seq > 0) out[id] = st.seq;
+      table.states.forEach((st, id) => {
+        if (st.seq > 0) out[id] = st.seq;
+      });
       return out;
     },
     subscribe(cursors, next) {
       const replay: CapturedItem[] = [];
-      outbox = [];
-      outNext = 0;
-      const held: Array<number | CapturedItem> = [];
-      for (let g = total - count; g < total; g++) held.push(g);
+      const all: Entry[] = [];
+      for (let g = ring.oldest; g < ring.total; g++) append<Entry>(all, g);
       const quietItems = quiet.items();
-      for (let j = 0; j < quietItems.length; j++) held.push(quietItems[j]!);
-      for (let j = 0; j < held.length; j++) {
-        const e = held[j]!;
-        if (outbox.length || isPending(e)) {
-          outbox.push(e);
+      for (let j = 0; j < quietItems.length; j++) append<Entry>(all, quietItems[j]!);
+      // Up to the first pending entry: replayed now, after the cursors. From it on: delivered live, in order, once it is read.
+      const waiting: Entry[] = [];
+      for (let j = 0; j < all.length; j++) {
+        const e = all[j]!;
+        if (waiting.length || isPending(e)) {
+          append(waiting, e);
           continue;
         }
         const it = typeof e === 'number' ? itemAt(e) : e;
-        if (it && it.seq > (cursors[`${hook}/${it.client}`] ?? 0)) replay.push(it);
+        if (it && it.seq > (cursors[`${hook}/${it.client}`] ?? 0)) append(replay, it);
       }
-      live = next;
-      announced = new Set(clients.keys());
-      deliver(next, replay, [...clients.values()]);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        natives.setTimeout(flush, FLUSH_DELAY_MS);
-      }
+      outbox.start(next, replay, table.list(), waiting);
     },
     unsubscribe() {
-      live = null;
-      outbox = [];
-      outNext = 0;
+      outbox.stop();
     },
     drops() {
       const out: DropCounts = {};
-      for (const [id, st] of states) if (st.dropped) out[id] = st.dropped;
+      table.states.forEach((st, id) => {
+        if (st.dropped) out[id] = st.dropped;
+      });
       return out;
     },
     lostAfter(cursors) {
       let out: Record<string, DropReport> | undefined;
-      for (const [id, st] of states) {
+      table.states.forEach((st, id) => {
         const c = cursors[`${hook}/${id}`];
         const r = st.ledger?.after(typeof c === 'number' ? c : 0);
         if (r) (out ??= {})[id] = r;
-      }
+      });
       return out;
     },
   };

@@ -8,6 +8,7 @@
  */
 import type { CapturedItem } from '../src/capture/types.ts';
 import type { HookMessage } from '../src/messages.ts';
+import { append } from './primordials.ts';
 
 /** Far below Chrome's 64 MiB, so that the worst case of the estimate still fits, and the panel takes each chunk in small steps. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -38,19 +39,19 @@ export function chunkItems(items: CapturedItem[], limit = CHUNK_BYTES, bound: (i
   const out: CapturedItem[][] = [];
   let current: CapturedItem[] = [];
   let size = 0;
-  // Index loops: the hook runs in the page's world, where array iterators can be replaced.
+  // Index loops and writes: the hook runs in the page's world, where array iterators and methods can be replaced (primordials.ts).
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
     const b = bound(item);
     if (current.length && size + b > limit) {
-      out.push(current);
+      append(out, current);
       current = [];
       size = 0;
     }
-    current.push(item);
+    append(current, item);
     size += b;
   }
-  if (current.length || !out.length) out.push(current);
+  if (current.length || !out.length) append(out, current);
   return out;
 }
 

@@ -31,12 +31,23 @@ export function createDropLedger(): DropLedger {
         runs[n - 1] = runs[n - 1]! + size;
         return;
       }
-      runs.push(seq, seq, 1, size);
+      // Index writes and loops (primordials.ts): a page's Array.prototype.push or splice is never called.
+      runs[n] = seq;
+      runs[n + 1] = seq;
+      runs[n + 2] = 1;
+      runs[n + 3] = size;
       if (runs.length > MAX_RUNS * 4) {
         // The two oldest become one run: its seqs need no longer be all dropped, which `after` allows for.
-        const from = Math.min(runs[0]!, runs[4]!);
-        const to = Math.max(runs[1]!, runs[5]!);
-        runs.splice(0, 8, from, to, runs[2]! + runs[6]!, runs[3]! + runs[7]!);
+        const from = runs[0]! < runs[4]! ? runs[0]! : runs[4]!;
+        const to = runs[1]! > runs[5]! ? runs[1]! : runs[5]!;
+        const items = runs[2]! + runs[6]!;
+        const size2 = runs[3]! + runs[7]!;
+        runs[4] = from;
+        runs[5] = to;
+        runs[6] = items;
+        runs[7] = size2;
+        for (let i = 4; i < runs.length; i++) runs[i - 4] = runs[i]!;
+        runs.length -= 4;
       }
     },
     after(cursor) {

@@ -28,9 +28,10 @@
  */
 import { HOOK_PORT_MARKER, readHookMessage, type FlushCommand, type SubscribeCommand } from '../src/messages.ts';
 import { outwardPayload } from './payloads.ts';
+import { FIXTURE_BINDING } from '../src/capture/contract.ts';
 
-/** Also in src/playwright/binding.ts: the name of the binding on every frame's window. */
-const OUI_FIXTURE_BINDING = '__ouiDevtoolsPlaywrightCapture';
+/** The name of the binding on every frame's window, which the fixture exposes (contract.ts). */
+const OUI_FIXTURE_BINDING = FIXTURE_BINDING;
 /** The flush request's event type; src/playwright/binding.ts names the placeholder, which the fixture replaces with a secret per context. */
 const FLUSH_EVENT = '__OUI_FIXTURE_FLUSH_EVENT__';
 /** Tasks to wait for the hook's port, when the hook installed but its port message has not been read yet. */

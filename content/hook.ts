@@ -29,7 +29,7 @@ function install(): void {
   const workers = tapWorkers(buffer);
   connectBridge(buffer, (command, reply) => {
     if (command.type === 'hook:hold') {
-      buffer.held.hold(command.hold, command.scope);
+      buffer.heldAnswers.hold(command.hold, command.scope);
       return;
     }
     const outcome = inject(buffer, command);

@@ -18,7 +18,7 @@ export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: tru
       if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
       const ws = sockets.get(target.client)?.deref();
       if (!ws || ws.readyState !== WebSocket.OPEN) return { ok: false, error: 'the socket is no longer open' };
-      buffer.held.hold(command.hold, target.client);
+      buffer.heldAnswers.hold(command.hold, target.client);
       deliverToSocket(buffer, ws, String(command.frame));
       return { ok: true };
     }
@@ -36,10 +36,10 @@ export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: tru
       if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
       const entry = directClients.get(target.client);
       if (!entry || entry.handlers.size === 0) return { ok: false, error: 'the transport has no action handler' };
-      buffer.held.hold(command.hold, target.client);
+      buffer.heldAnswers.hold(command.hold, target.client);
       const receipt = () => {};
       buffer.injecting(() => {
-        for (const handler of entry.handlers) handler(command.request, command.wantReceipt ? receipt : undefined);
+        entry.handlers.forEach((handler) => handler(command.request, command.wantReceipt ? receipt : undefined));
       });
       return { ok: true };
     }

@@ -18,6 +18,9 @@ const isArray = Array.isArray;
 const ObjectProto = Object.prototype;
 const ArrayProto = Array.prototype;
 const fromCharCode = String.fromCharCode;
+const typedSlice = (Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array).slice;
+const NativeUint16Array = Uint16Array;
+const charCodeAt = String.prototype.charCodeAt;
 
 /** What a binary frame over the cap keeps: its first BINARY_HEAD bytes, in hex. */
 export const BINARY_HEAD = 128;
@@ -49,9 +52,9 @@ export function textPayload(text: string): { payload: CapturedPayload; size?: nu
  * its code units allocates just the head.
  */
 function detachedHead(text: string): string {
-  const units = new Uint16Array(Math.min(HEAD, text.length));
-  for (let i = 0; i < units.length; i++) units[i] = text.charCodeAt(i);
-  return fromCharCode.apply(null, units as unknown as number[]);
+  const units = new NativeUint16Array(text.length < HEAD ? text.length : HEAD);
+  for (let i = 0; i < units.length; i++) units[i] = apply(charCodeAt, text, [i]) as number;
+  return apply(fromCharCode, null, units as unknown as number[]) as string;
 }
 
 /**
@@ -70,7 +73,7 @@ export function jsonPayload(value: unknown): { payload: CapturedPayload; size?: 
 }
 
 export function bytesPayload(bytes: Uint8Array): { payload: CapturedPayload; size?: number } {
-  if (bytes.byteLength <= FRAME_CAP) return { payload: { bytes: bytes.slice() } };
+  if (bytes.byteLength <= FRAME_CAP) return { payload: { bytes: apply(typedSlice, bytes, []) as Uint8Array } };
   return bytesHeadPayload(bytes, bytes.byteLength);
 }
 

@@ -7,6 +7,8 @@
  * OUI traffic, its items move to the log in their order.
  */
 import type { CapturedItem } from '../src/capture/types.ts';
+import { looksLikeOuiText } from '../src/capture/contract.ts';
+import { SafeMap, SafeWeakSet, append, firstKey } from './primordials.ts';
 
 export const QUIET_ITEMS = 256;
 export const QUIET_BYTES = 1024 * 1024;
@@ -14,16 +16,14 @@ export const QUIET_BYTES = 1024 * 1024;
 const PIN_ITEMS = 3;
 const PIN_WEIGHT = 1024;
 /** Pinned items of at most this many clients; beyond, the oldest client's pins go. */
-const PIN_CLIENTS = 256;
+export const PIN_CLIENTS = 256;
 
-/** OUI event names as they appear in JSON and Socket.IO text: `"type":"action:request"`, `42["surface:register",…`. */
-const OUI_TEXT = /"(?:surface|action|observation):/;
-
+/** Whether an item may carry OUI (JSON or Socket.IO text, `x-` extension types included): the test the decoder's reading agrees with (contract.ts). */
 export function showsOui(item: CapturedItem): boolean {
   const p = item.payload;
   if (!p) return false;
-  if ('text' in p) return OUI_TEXT.test(p.text);
-  if ('omitted' in p) return OUI_TEXT.test(p.head);
+  if ('text' in p) return looksLikeOuiText(p.text);
+  if ('omitted' in p) return looksLikeOuiText(p.head);
   return false;
 }
 
@@ -41,11 +41,13 @@ export interface QuietRing {
 }
 
 export function createQuietRing(onDrop: (item: CapturedItem) => void, weightOf: (item: CapturedItem) => number): QuietRing {
+  // A queue in an array with a moving head (no Array.prototype.shift): compacted once the head is half the array.
   let ring: CapturedItem[] = [];
+  let head = 0;
   let ringBytes = 0;
-  const pinned = new Map<string, CapturedItem[]>();
+  const pinned: Map<string, CapturedItem[]> = new SafeMap();
   let pinBytes = 0;
-  const held = new WeakSet<CapturedItem>();
+  const held: WeakSet<CapturedItem> = new SafeWeakSet();
 
   function drop(item: CapturedItem): void {
     held.delete(item);
@@ -58,54 +60,75 @@ export function createQuietRing(onDrop: (item: CapturedItem) => void, weightOf: 
     let list = pinned.get(item.client);
     if (!list) {
       if (pinned.size >= PIN_CLIENTS) {
-        const [oldest, gone] = pinned.entries().next().value as [string, CapturedItem[]];
+        const oldest = firstKey(pinned)!;
+        const gone = pinned.get(oldest)!;
         pinned.delete(oldest);
-        for (const it of gone) {
-          pinBytes -= weightOf(it);
-          drop(it);
+        for (let i = 0; i < gone.length; i++) {
+          pinBytes -= weightOf(gone[i]!);
+          drop(gone[i]!);
         }
       }
       list = [];
       pinned.set(item.client, list);
     }
-    list.push(item);
+    append(list, item);
     pinBytes += weight;
     return true;
+  }
+
+  function compact(): void {
+    if (head < 64 || head * 2 < ring.length) return;
+    const rest: CapturedItem[] = [];
+    for (let i = head; i < ring.length; i++) append(rest, ring[i]!);
+    ring = rest;
+    head = 0;
   }
 
   return {
     add(item, weight) {
       held.add(item);
       if (pin(item, weight)) return;
-      ring.push(item);
+      append(ring, item);
       ringBytes += weight;
-      while (ring.length > QUIET_ITEMS || (ringBytes > QUIET_BYTES && ring.length > 0)) {
-        const old = ring.shift()!;
+      while (ring.length - head > QUIET_ITEMS || (ringBytes > QUIET_BYTES && ring.length > head)) {
+        const old = ring[head]!;
+        ring[head++] = undefined as unknown as CapturedItem;
         ringBytes -= weightOf(old);
         drop(old);
       }
+      compact();
     },
     take(client) {
-      const out = pinned.get(client) ?? [];
-      pinned.delete(client);
-      for (const it of out) pinBytes -= weightOf(it);
+      const out: CapturedItem[] = [];
+      const pins = pinned.get(client);
+      if (pins) {
+        pinned.delete(client);
+        for (let i = 0; i < pins.length; i++) {
+          pinBytes -= weightOf(pins[i]!);
+          append(out, pins[i]!);
+        }
+      }
       const rest: CapturedItem[] = [];
-      for (const it of ring) {
-        if (it.client !== client) rest.push(it);
+      for (let i = head; i < ring.length; i++) {
+        const it = ring[i]!;
+        if (it.client !== client) append(rest, it);
         else {
-          out.push(it);
+          append(out, it);
           ringBytes -= weightOf(it);
         }
       }
       ring = rest;
-      for (const it of out) held.delete(it);
+      head = 0;
+      for (let i = 0; i < out.length; i++) held.delete(out[i]!);
       return out;
     },
     items() {
       const out: CapturedItem[] = [];
-      for (const list of pinned.values()) out.push(...list);
+      pinned.forEach((list) => {
+        for (let i = 0; i < list.length; i++) append(out, list[i]!);
+      });
       // Pins are each client's first items, so they go before its ring items.
-      out.push(...ring);
+      for (let i = head; i < ring.length; i++) append(out, ring[i]!);
       return out;
     },
     holds: (item) => held.has(item),

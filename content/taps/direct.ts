@@ -12,12 +12,14 @@
  */
 import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
+import { DIRECT_METHOD } from '../../src/capture/contract.ts';
+import { SafeMap, SafeSet, SafeWeakMap, append, firstKey, microtask, slice, toArray } from '../primordials.ts';
 
 type Fn = (...args: unknown[]) => unknown;
 type Transport = Record<string, unknown>;
 
 /** Runtime-side or lifecycle methods: what the client receives is recorded through its handlers instead. */
-const NOT_CLIENT_CALLS = new Set(['dispatch', 'onResult', 'onObservation', 'dispose', 'connect', 'disconnect', 'then']);
+const NOT_CLIENT_CALLS: Set<string> = new SafeSet(['dispatch', 'onResult', 'onObservation', 'dispose', 'connect', 'disconnect', 'then']);
 
 export interface DirectClient {
   client: CapturedClient;
@@ -25,9 +27,9 @@ export interface DirectClient {
   handlers: Set<Fn>;
 }
 
-export const directClients = new Map<string, DirectClient>();
+export const directClients: Map<string, DirectClient> = new SafeMap();
 /** An app that attaches transport after transport without detaching keeps only the newest injectable. */
-const MAX_DIRECT_CLIENTS = 100;
+export const MAX_DIRECT_CLIENTS = 100;
 
 /**
  * The engine's own reflection, taken at document_start: what attach does to a
@@ -59,7 +61,7 @@ function reasonOf(e: unknown): string {
   try {
     if (typeof e === 'object' && e !== null && !isProxyLike(e)) {
       const d = getOwnPropertyDescriptor(e, 'message');
-      if (d && 'value' in d && typeof d.value === 'string') return d.value.slice(0, 200);
+      if (d && 'value' in d && typeof d.value === 'string') return slice(d.value, 0, 200);
     }
   } catch {
     // Said without its message.
@@ -78,7 +80,7 @@ function isProxyLike(e: object): boolean {
 
 /** The transport's methods: own and inherited properties (first found wins), read as descriptors only. Throws what the transport throws (a revoked Proxy). */
 function candidatesOf(t: object): Candidate[] {
-  const seen = new Set<string>();
+  const seen: Set<string> = new SafeSet();
   const out: Candidate[] = [];
   let obj: object | null = t;
   for (let depth = 0; obj && obj !== ObjectProto && obj !== FunctionProto && depth < 8; depth++) {
@@ -88,11 +90,11 @@ function candidatesOf(t: object): Candidate[] {
       if (typeof name !== 'string' || seen.has(name)) continue;
       seen.add(name);
       if (name === 'constructor' || NOT_CLIENT_CALLS.has(name)) continue;
-      if (name.startsWith('on') && name !== 'onAction') continue;
+      if (slice(name, 0, 2) === 'on' && name !== 'onAction') continue;
       const desc = getOwnPropertyDescriptor(obj, name);
       if (!desc) continue;
       // A data property that holds a function, or an accessor (whose value is known only when the app reads it).
-      if ('value' in desc ? typeof desc.value === 'function' : typeof desc.get === 'function') out.push({ name, desc, own: obj === t });
+      if ('value' in desc ? typeof desc.value === 'function' : typeof desc.get === 'function') append(out, { name, desc, own: obj === t });
     }
     obj = getPrototypeOf(obj);
   }
@@ -115,7 +117,7 @@ export function installDirectHook(buffer: CaptureBuffer): void {
     let label = 'direct transport';
     try {
       const l = options?.label;
-      if (typeof l === 'string') label = l.slice(0, 200);
+      if (typeof l === 'string') label = slice(l, 0, 200);
     } catch {
       // An options object whose label cannot be read: the default label.
     }
@@ -128,9 +130,9 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       buffer.record(client, 'error', { note: `could not attach the transport: reading its methods threw ${reasonOf(e)}` });
       return () => {};
     }
-    const entry: DirectClient = { client, handlers: new Set() };
+    const entry: DirectClient = { client, handlers: new SafeSet() };
     /** One sink per direction and method, made once: a call records only its copied value, a timestamp and its seq. */
-    const sinks = new Map<string, Sink>();
+    const sinks: Map<string, Sink> = new SafeMap();
     const sinkFor = (dir: 'in' | 'out', method: string): Sink => {
       const k = `${dir} ${method}`;
       let sink = sinks.get(k);
@@ -152,16 +154,19 @@ export function installDirectHook(buffer: CaptureBuffer): void {
     /** The recording wrapper of method `name` around `original`. */
     function wrap(name: string, original: Fn): Fn {
       if (name === 'onAction') {
-        const requests = sinkFor('in', 'onAction');
-        const receipts = sinkFor('out', 'receipt');
-        return function onAction(this: unknown, handler: unknown, ...rest: unknown[]) {
-          if (typeof handler !== 'function') return apply(original, this, [handler, ...rest]);
+        const requests = sinkFor('in', DIRECT_METHOD.request);
+        const receipts = sinkFor('out', DIRECT_METHOD.receipt);
+        return function onAction(this: unknown, handler: unknown) {
+          // eslint-disable-next-line prefer-rest-params
+          const args = toArray(arguments as ArrayLike<unknown>);
+          if (typeof handler !== 'function') return apply(original, this, args);
           const h = function (this: unknown, request: unknown, receipt?: unknown) {
             const seq = buffer.value(requests, request);
             return apply(handler as Fn, this, [request, wrapAck(receipts, receipt, seq)]);
           };
           entry.handlers.add(h);
-          const off = apply(original, this, [h, ...rest]);
+          args[0] = h;
+          const off = apply(original, this, args);
           if (typeof off !== 'function') return off;
           return function unsubscribe(this: unknown) {
             entry.handlers.delete(h);
@@ -170,23 +175,23 @@ export function installDirectHook(buffer: CaptureBuffer): void {
         };
       }
       if (name === 'sendResult') {
-        const results = sinkFor('out', 'sendResult');
-        const acks = sinkFor('in', 'ack');
+        const results = sinkFor('out', DIRECT_METHOD.result);
+        const acks = sinkFor('in', DIRECT_METHOD.resultAck);
         return function sendResult(this: unknown, result: unknown, onAcknowledged?: unknown) {
-          if (buffer.held.active) {
+          if (buffer.heldAnswers.active) {
             const copied = jsonPayload(result);
-            if (buffer.held.matches(copied.text, client.id)) {
+            if (buffer.heldAnswers.matches(copied.text, client.id)) {
               // An answer to an injected request: captured, kept from the runtime, accepted as the runtime would.
               let seq = 0;
               try {
-                const item = buffer.record(client, 'frame', { dir: 'out', method: 'sendResult', payload: copied.payload, held: true });
+                const item = buffer.record(client, 'frame', { dir: 'out', method: DIRECT_METHOD.result, payload: copied.payload, held: true });
                 if (copied.size !== undefined) item.size = copied.size;
                 seq = item.seq;
               } catch {
                 // Never into the app.
               }
               if (typeof onAcknowledged === 'function') {
-                queueMicrotask(() => buffer.injecting(() => (wrapAck(acks, onAcknowledged, seq) as Fn)({ ok: true })));
+                microtask(() => buffer.injecting(() => (wrapAck(acks, onAcknowledged, seq) as Fn)({ ok: true })));
               }
               return undefined;
             }
@@ -194,7 +199,7 @@ export function installDirectHook(buffer: CaptureBuffer): void {
           const seq = buffer.value(results, result);
           const ack = wrapAck(acks, onAcknowledged, seq);
           if (arguments.length <= 2) return apply(original, this, [result, ack]);
-          const args = Array.prototype.slice.call(arguments) as unknown[];
+          const args = toArray(arguments as ArrayLike<unknown>);
           args[1] = ack;
           return apply(original, this, args);
         };
@@ -208,7 +213,7 @@ export function installDirectHook(buffer: CaptureBuffer): void {
 
     /** For a method behind a getter: one wrapper per function the getter returns, so `t.send === t.send` still holds when it did. */
     function wrapping(name: string): (f: Fn) => Fn {
-      const made = new WeakMap<Fn, Fn>();
+      const made: WeakMap<Fn, Fn> = new SafeWeakMap();
       return (f) => {
         let w = made.get(f);
         if (!w) {
@@ -221,7 +226,8 @@ export function installDirectHook(buffer: CaptureBuffer): void {
 
     const installed: Installed[] = [];
     const refused: string[] = [];
-    for (const { name, desc, own } of candidates) {
+    for (let c = 0; c < candidates.length; c++) {
+      const { name, desc, own } = candidates[c]!;
       let mine: PropertyDescriptor;
       if ('value' in desc) {
         // Own: the same property with the wrapper as its value. Inherited: an own one that shadows it, as an assignment would make, but hidden from enumeration.
@@ -246,8 +252,8 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       } catch {
         // A Proxy's defineProperty trap that throws: not wrapped.
       }
-      if (ok) installed.push({ name, before: own ? desc : undefined, mine });
-      else refused.push(name);
+      if (ok) append(installed, { name, before: own ? desc : undefined, mine });
+      else append(refused, name);
     }
 
     if (!installed.length) {
@@ -266,11 +272,12 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       return () => {};
     }
     directClients.set(client.id, entry);
-    if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(directClients.keys().next().value as string);
+    if (directClients.size > MAX_DIRECT_CLIENTS) directClients.delete(firstKey(directClients)!);
     buffer.record(client, 'open', refused.length ? { note: `not captured: ${refused.slice(0, 8).join(', ')}${refused.length > 8 ? ` and ${refused.length - 8} more` : ''} (cannot be replaced)` } : undefined);
 
     return function detach() {
-      for (const { name, before, mine } of installed) {
+      for (let c = 0; c < installed.length; c++) {
+        const { name, before, mine } = installed[c]!;
         try {
           // Only what is still ours: a method the app replaced since stays the app's.
           const now = getOwnPropertyDescriptor(t, name);

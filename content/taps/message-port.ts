@@ -34,10 +34,12 @@ import type { CaptureBuffer, Sink } from '../capture-buffer.ts';
 import { copyValue, jsonPayload } from '../payloads.ts';
 import { disguise, disguiseConstructor, disguiseMethod, replaceProperty } from '../disguise.ts';
 import { connectRealms, foreignRealmOp, provideRealmOp } from '../realm-link.ts';
-import { framePath, isOUIType } from './post-message.ts';
+import { framePath } from './post-message.ts';
+import { isOuiType } from '../../src/capture/contract.ts';
 import { HOOK_PORT_MARKER } from '../../src/messages.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
 import { getter } from '../scope-natives.ts';
+import { SafeWeakMap } from '../primordials.ts';
 import {
   PORT_HOLD_BYTES,
   PORT_HOLD_ITEMS,
@@ -110,7 +112,7 @@ interface End {
 export function tapMessagePorts(buffer: CaptureBuffer): ((event: Event) => void) | null {
   if (!NativeChannel || !PortProto || !nativePost || !port1Getter || !port2Getter) return null;
   const { natives } = buffer;
-  const ends = new WeakMap<object, End>();
+  const ends: WeakMap<object, End> = new SafeWeakMap();
   let nextFallback = 1;
 
   connectRealms();
@@ -197,7 +199,7 @@ export function tapMessagePorts(buffer: CaptureBuffer): ((event: Event) => void)
     const data = dataOf(e);
     if (!data || typeof data !== 'object') return;
     const type = (data as { type?: unknown }).type;
-    if (!isOUIType(type)) return;
+    if (!isOuiType(type)) return;
     record(conv, otherEnd(end), 'message', type, data, natives.now());
   }
 
@@ -301,7 +303,7 @@ export function tapMessagePorts(buffer: CaptureBuffer): ((event: Event) => void)
       try {
         if (!message || typeof message !== 'object') return result;
         const type = (message as { type?: unknown }).type;
-        if (!isOUIType(type)) return result;
+        if (!isOuiType(type)) return result;
         if (!at) {
           if (!own) return result;
           // A port of this realm the hook never saw made or arrive (a worker's message brought it): tapped now.

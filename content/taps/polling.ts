@@ -7,16 +7,23 @@
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import type { CapturedClient } from '../../src/capture/types.ts';
 import { disguise, ownerOf, replaceProperty } from '../disguise.ts';
+import { BoundedMap } from '../bounded-map.ts';
+import { SafeWeakMap, exec, indexOf, slice } from '../primordials.ts';
 
 const ENGINE_URL = /[?&]EIO=\d/;
 const { apply } = Reflect;
+const NativeURL = URL;
+const isView = ArrayBuffer.isView;
+/** Engine.IO endpoints a page keeps a client for; beyond, the oldest is let go (and gets a new client if it is used again). */
+export const MAX_ENDPOINTS = 64;
 
-export function tapPolling(buffer: CaptureBuffer): void {
-  const clients = new Map<string, CapturedClient>();
+export function tapPolling(buffer: CaptureBuffer): { readonly evicted: () => number } {
+  const clients = new BoundedMap<string, CapturedClient>(MAX_ENDPOINTS);
 
   /** One client per Engine.IO endpoint; the panel splits sessions by the `sid` in each URL. */
   function clientFor(url: string): CapturedClient {
-    const endpoint = url.split('?')[0]!;
+    const q = indexOf(url, '?');
+    const endpoint = q === -1 ? url : slice(url, 0, q);
     let c = clients.get(endpoint);
     if (!c) {
       c = buffer.addClient('polling', endpoint);
@@ -30,13 +37,14 @@ export function tapPolling(buffer: CaptureBuffer): void {
       if (body) buffer.record(client, 'frame', { dir, url, ...textPayload(body) });
     } else if (body instanceof ArrayBuffer) {
       buffer.record(client, 'frame', { dir, url, ...bytesPayload(new Uint8Array(body)) });
-    } else if (ArrayBuffer.isView(body)) {
+    } else if (isView(body)) {
       buffer.record(client, 'frame', { dir, url, ...bytesPayload(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)) });
     }
   }
 
   tapXhr(buffer, clientFor, recordBody);
   tapFetch(buffer, clientFor, recordBody);
+  return { evicted: () => clients.evicted };
 }
 
 type ClientFor = (url: string) => CapturedClient;
@@ -44,7 +52,7 @@ type RecordBody = (client: CapturedClient, url: string, dir: 'in' | 'out', body:
 
 function absolute(url: unknown): string {
   try {
-    return new URL(String(url), location.href).href;
+    return new NativeURL(String(url), location.href).href;
   } catch {
     return String(url);
   }
@@ -54,7 +62,7 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
   // globalThis: the same tap runs in a page and in a worker (content/workers).
   const proto = globalThis.XMLHttpRequest?.prototype;
   if (!proto) return;
-  const urls = new WeakMap<XMLHttpRequest, string>();
+  const urls: WeakMap<XMLHttpRequest, string> = new SafeWeakMap();
   const nativeOpen = proto.open;
   const nativeSend = proto.send;
 
@@ -64,7 +72,7 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
     disguise(nativeOpen, (target, xhr, args) => {
       try {
         const url = String(args[1]);
-        if (ENGINE_URL.test(url)) urls.set(xhr as XMLHttpRequest, absolute(url));
+        if (exec(ENGINE_URL, url)) urls.set(xhr as XMLHttpRequest, absolute(url));
         else urls.delete(xhr as XMLHttpRequest);
       } catch {
         // Not ours to look at.
@@ -110,7 +118,7 @@ function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: Recor
     try {
       const input = args[0];
       const raw = input instanceof Request ? input.url : String(input);
-      if (ENGINE_URL.test(raw)) {
+      if (exec(ENGINE_URL, raw)) {
         const url = absolute(raw);
         const client = clientFor(url);
         recordBody(client, url, 'out', (args[1] as RequestInit | undefined)?.body);

@@ -7,9 +7,11 @@
  */
 import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts';
 import { pairingKey, type CapturedClient } from '../../src/capture/types.ts';
-import { OUI_PROTOCOL_EVENT_TYPES, sentToClient } from '../../src/protocol/types.ts';
+import { sentToClient } from '../../src/protocol/types.ts';
+import { isOuiType } from '../../src/capture/contract.ts';
 import { natives } from '../natives.ts';
-
+import { BoundedMap } from '../bounded-map.ts';
+import { SafeWeakMap, indexOf, slice } from '../primordials.ts';
 
 /**
  * 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across
@@ -17,7 +19,8 @@ import { natives } from '../natives.ts';
  * `parent` and `length` on its window, never these getters or indexed frames).
  */
 export function framePath(w: Window): string {
-  const parts: number[] = [];
+  // Built from the window up, by string concatenation (no array methods: primordials.ts).
+  let path = '';
   let cur = w;
   for (let depth = 0; depth < 64; depth++) {
     const parent = natives.parent(cur);
@@ -30,33 +33,30 @@ export function framePath(w: Window): string {
         break;
       }
     }
-    parts.unshift(index);
+    path = `/${index}${path}`;
     cur = parent;
   }
-  return ['top', ...parts].join('/');
+  return `top${path}`;
 }
 
 /** The window at a frame path of this tab, or null. */
 export function windowAt(path: string): Window | null {
-  const parts = path.split('/');
-  if (parts[0] !== 'top') return null;
+  if (slice(path, 0, 3) !== 'top' || (path.length > 3 && path[3] !== '/')) return null;
   let w: Window = window.top ?? window;
-  for (const p of parts.slice(1)) {
-    const next = w[Number(p)];
+  // Each step between slashes, read with the hook's own string methods (primordials.ts).
+  for (let at = 4; path.length > 3 && at <= path.length; ) {
+    let end = indexOf(path, '/', at);
+    if (end === -1) end = path.length;
+    const next = w[Number(slice(path, at, end))];
     if (!next) return null;
     w = next;
+    at = end + 1;
   }
   return w;
 }
 
-/** OUI event types, as a table read without calling anything a page may have replaced (Array.prototype.includes). */
-const OUI_TYPES: Record<string, true> = Object.create(null);
-for (const t of OUI_PROTOCOL_EVENT_TYPES) OUI_TYPES[t] = true;
-
-export function isOUIType(type: unknown): type is string {
-  // Extension event types start with `x-` (isExtensionEventType).
-  return typeof type === 'string' && (OUI_TYPES[type] === true || (type[0] === 'x' && type[1] === '-'));
-}
+/** Pairings (and non-window sources) a window keeps a client and a path for; beyond, the oldest is let go. */
+export const MAX_PAIRINGS = 256;
 
 /**
  * A frame's place in the tab changes only when frames are added, removed or
@@ -76,13 +76,14 @@ interface Peer {
 }
 
 /** Returns the window message handler, which the hook installs (hook.ts) as the one listener shared by the taps that read window messages. */
-export function tapPostMessage(buffer: CaptureBuffer): (event: Event) => void {
-  const clients = new Map<string, CapturedClient>();
+export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) & { readonly evicted: () => number } {
+  /** The client of each pairing key. A pairing let go gets a new client, with the same key, when it speaks again (the panel joins them by key). */
+  const clients = new BoundedMap<string, CapturedClient>(MAX_PAIRINGS);
   let selfPath = '';
   let selfAt = -Infinity;
   /** By source window; by origin for sources that are no window. */
-  const peers = new WeakMap<object, Peer>();
-  const origins = new Map<string, Peer>();
+  const peers: WeakMap<object, Peer> = new SafeWeakMap();
+  const origins = new BoundedMap<string, Peer>(MAX_PAIRINGS);
 
   function self(now: number): string {
     if (now - selfAt > PATH_TTL_MS) {
@@ -115,23 +116,23 @@ export function tapPostMessage(buffer: CaptureBuffer): (event: Event) => void {
     return known;
   }
 
-  return (event) => {
+  const onMessage = (event: Event): void => {
     try {
       const e = event as MessageEvent;
       // A page can dispatch any MessageEvent it likes; only the browser's (and the injector's own) are traffic.
       if (!e.isTrusted && !buffer.isInjecting()) return;
       const data: unknown = natives.messageData(e);
-      if (!data || typeof data !== 'object' || !isOUIType((data as { type?: unknown }).type)) return;
+      if (!data || typeof data !== 'object' || !isOuiType((data as { type?: unknown }).type)) return;
       const now = natives.now();
       const peer = peerFor(natives.messageSource(e), e, now);
       // Only answers are held, never the injected request on its way to the client.
-      if (!buffer.held.active || sentToClient((data as { type: string }).type)) {
+      if (!buffer.heldAnswers.active || sentToClient((data as { type: string }).type)) {
         // The hot path: the data copied now (the app may change it later), serialised when the panel reads it.
         buffer.value(peer.sink, data, undefined, now);
         return;
       }
       const copied = jsonPayload(data);
-      const held = buffer.held.matches(copied.text, peer.key);
+      const held = buffer.heldAnswers.matches(copied.text, peer.key);
       const item = buffer.record(peer.client, 'frame', { dir: 'in', from: peer.path, to: peer.self, payload: copied.payload });
       if (copied.size !== undefined) item.size = copied.size;
       if (held) {
@@ -143,4 +144,5 @@ export function tapPostMessage(buffer: CaptureBuffer): (event: Event) => void {
       // A message we cannot read is the app's business only.
     }
   };
+  return Object.assign(onMessage, { evicted: () => clients.evicted + origins.evicted });
 }

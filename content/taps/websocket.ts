@@ -1,27 +1,38 @@
 /**
- * Every WebSocket the page creates becomes a client. The constructor and
- * `send` are wrapped in Proxies (see disguise.ts), so `WebSocket.prototype`,
- * names, lengths, statics, `instanceof` and `ws.constructor` stay the
- * browser's own, and subclasses keep working.
+ * Every WebSocket the page creates becomes a client. The constructor is
+ * wrapped in a Proxy and `send` replaced by a method of the native's name and
+ * length (see disguise.ts), so `WebSocket.prototype`, names, lengths,
+ * statics, `instanceof` and `ws.constructor` stay the browser's own, and
+ * subclasses keep working. Inbound traffic is what the browser delivers: a
+ * MessageEvent the page dispatches on its own socket is not a frame.
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
 import { BINARY_HEAD, FRAME_CAP, bytesHeadPayload } from '../payloads.ts';
 import { disguiseConstructor, disguiseMethod, replaceProperty } from '../disguise.ts';
 import { foreignRealmOp, provideRealmOp } from '../realm-link.ts';
+import { getter, uncurry } from '../scope-natives.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import { SafeMap, SafeWeakMap } from '../primordials.ts';
+import { socketIoResultAck } from '../socketio-ack.ts';
 
-type Sink = (data: unknown, extra?: Partial<CapturedItem>) => void;
+/** Records one frame (text, bytes or a Blob) of a socket in one direction. */
+type FrameRecorder = (data: unknown, extra?: Partial<CapturedItem>) => void;
 
 /** Open sockets by captured client id, so the injector can deliver a frame to the right one. */
-export const sockets = new Map<string, WeakRef<WebSocket>>();
+export const sockets: Map<string, WeakRef<WebSocket>> = new SafeMap();
+
+const NativeURL = URL;
+const NativeWeakRef = WeakRef;
+const NativeMessageEvent = MessageEvent;
+const dispatch = EventTarget.prototype.dispatchEvent;
+const isTrustedOf = uncurry(getter(Event.prototype, 'isTrusted') as (this: never) => boolean);
+const urlOf = uncurry(getter(typeof WebSocket === 'function' ? WebSocket.prototype : undefined, 'url') as (this: never) => string);
 
 /** An inbound frame delivered to the app's listeners as if its peer had sent it. */
 export function deliverToSocket(buffer: CaptureBuffer, ws: WebSocket, data: string): void {
-  buffer.injecting(() => ws.dispatchEvent(new MessageEvent('message', { data, origin: new URL(ws.url).origin })));
+  const url = urlOf ? urlOf(ws) : ws.url;
+  buffer.injecting(() => Reflect.apply(dispatch, ws, [new NativeMessageEvent('message', { data, origin: new NativeURL(url).origin })]));
 }
-
-/** Socket.IO packet `42/ns,17[...]` or `45<n>-/ns,17[...]`: namespace and ack id, read only for held frames. */
-const SOCKET_IO_ACK = /^4[25](?:\d+-)?(\/[^,]*,)?(\d+)\[/;
 
 const OPEN = 1;
 const NativeArrayBuffer = ArrayBuffer;
@@ -35,7 +46,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   const { natives } = buffer;
   const { listen, messageData, readyState } = natives;
 
-  function frame(client: CapturedClient, dir: 'in' | 'out'): Sink {
+  function frame(client: CapturedClient, dir: 'in' | 'out'): FrameRecorder {
     const sink = buffer.sink(client, dir);
     return (data, extra) => {
       try {
@@ -68,9 +79,13 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   }
 
   function tap(ws: WebSocket): void {
-    const client = buffer.addClient('websocket', String(ws.url));
+    const client = buffer.addClient('websocket', String(urlOf ? urlOf(ws) : ws.url));
     const inbound = frame(client, 'in');
-    listen(ws, 'message', (e) => inbound(messageData(e as MessageEvent)));
+    listen(ws, 'message', (e) => {
+      // A page can dispatch any MessageEvent on its socket; only the browser's (and the injector's own) are traffic.
+      if (!(isTrustedOf ? isTrustedOf(e) : e.isTrusted) && !buffer.isInjecting()) return;
+      inbound(messageData(e as MessageEvent));
+    });
     listen(ws, 'open', () => buffer.record(client, 'open'));
     listen(ws, 'error', () => buffer.record(client, 'error'));
     listen(ws, 'close', (e) => {
@@ -79,12 +94,12 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     });
     outbound.set(ws, frame(client, 'out'));
     clientOf.set(ws, client.id);
-    sockets.set(client.id, new WeakRef(ws));
+    sockets.set(client.id, new NativeWeakRef(ws));
     listen(ws, 'close', () => sockets.delete(client.id));
   }
-  const outbound = new WeakMap<WebSocket, Sink>();
+  const outbound: WeakMap<WebSocket, FrameRecorder> = new SafeWeakMap();
   /** The captured client id of each socket: the scope an injection's hold applies to. */
-  const clientOf = new WeakMap<WebSocket, string>();
+  const clientOf: WeakMap<WebSocket, string> = new SafeWeakMap();
 
   const proxy = disguiseConstructor(Native, (target, args, newTarget) => {
     const ws = construct(target, args, newTarget) as WebSocket;
@@ -107,7 +122,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
         const done = foreignRealmOp('ws.send', this, arguments);
         if (done) return done.value as void;
       }
-      if (buffer.held.active && typeof data === 'string' && buffer.held.matches(data, clientOf.get(this) ?? '')) return hold(this, data);
+      if (buffer.heldAnswers.active && typeof data === 'string' && buffer.heldAnswers.matches(data, clientOf.get(this) ?? '')) return hold(this, data);
       // eslint-disable-next-line prefer-rest-params
       const result = apply(nativeSend, this, arguments) as void;
       // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
@@ -120,11 +135,8 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   /** An answer to an injected request: captured, not sent; a Socket.IO result that wants an ack gets the runtime's usual acceptance. */
   function hold(ws: WebSocket, data: string): void {
     outbound.get(ws)?.(data, { held: true });
-    const m = SOCKET_IO_ACK.exec(data);
-    if (m && data.includes('"action:result"')) {
-      const ack = `43${m[1] ?? ''}${m[2]}[{"ok":true}]`;
-      buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
-    }
+    const ack = socketIoResultAck(data);
+    if (ack !== undefined) buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
   }
   replaceProperty(Native.prototype, 'send', send);
   replaceProperty(window, 'WebSocket', proxy);

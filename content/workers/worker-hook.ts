@@ -74,7 +74,7 @@ function install(line: Line): void {
         const ws = sockets.get(t.client)?.deref();
         if (!ws || workerNatives.readyState(ws) !== 1) outcome = { ok: false, error: 'the socket is no longer open' };
         else {
-          buffer.held.hold(m.hold, t.client);
+          buffer.heldAnswers.hold(m.hold, t.client);
           deliverToSocket(buffer, ws, String(m.frame));
           outcome = { ok: true };
         }

@@ -27,11 +27,15 @@ export function isOuiType(type: unknown): type is string {
  * `42/ns,["x-…",…`). A cheap test for what to keep of a socket that has shown
  * no OUI yet: it may say yes to text that is not OUI (the decoder then reads
  * it as other traffic), but it never says no to text whose event `isOuiType`
- * accepts.
+ * accepts, unless the type is spelled with JSON escapes (`"\\u0061ction:…"`),
+ * which no encoder writes for ASCII.
  */
 const OUI_TEXT = /"(?:surface|action|observation):|"x-/;
+// The engine's own exec, taken now: RegExp.prototype.test looks `exec` up at each call, where a page could answer.
+const regexpExec = RegExp.prototype.exec;
+const apply = Reflect.apply;
 export function looksLikeOuiText(text: string): boolean {
-  return OUI_TEXT.test(text);
+  return apply(regexpExec, OUI_TEXT, [text]) !== null;
 }
 
 /**

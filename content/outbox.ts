@@ -1,0 +1,144 @@
+/**
+ * What waits to go to the live subscriber, and its delivery: entries in
+ * capture order (a ring entry by its number, or an item object of the quiet
+ * ring or a pending Blob), flushed at most every FLUSH_DELAY_MS, up to the
+ * first entry whose payload is still being read, in chunks the extension can
+ * carry. Each client is announced before its first item. One timer at most is
+ * pending (`scheduleFlush`).
+ */
+import type { CapturedClient, CapturedItem } from '../src/capture/types.ts';
+import { chunkItems } from './chunks.ts';
+import { SafeSet, append } from './primordials.ts';
+
+export const FLUSH_DELAY_MS = 16;
+
+export interface Live {
+  items(items: CapturedItem[], clients: CapturedClient[]): void;
+}
+
+/** A ring entry's number, or an item kept as an object. */
+export type Entry = number | CapturedItem;
+
+/** What the outbox asks of the buffer. */
+export interface EntrySource {
+  /** Whether the entry's payload is still being read. */
+  isPending(entry: Entry): boolean;
+  /** The item of ring entry `g`, built now; undefined once the ring dropped it. */
+  itemAt(g: number): CapturedItem | undefined;
+  client(id: string): CapturedClient | undefined;
+}
+
+export class Outbox {
+  private entries: Entry[] = [];
+  /** Where the oldest ring entry not yet built may be (entries are in ring order). */
+  private next = 0;
+  private scheduled = false;
+  private announced: Set<string> = new SafeSet<string>();
+  live: Live | null = null;
+
+  constructor(
+    private readonly source: EntrySource,
+    private readonly setTimer: (fn: () => void, ms: number) => unknown,
+  ) {}
+
+  get waiting(): number {
+    return this.entries.length;
+  }
+
+  /** Queues an entry for the live subscriber (nothing without one). */
+  add(entry: Entry): void {
+    append(this.entries, entry);
+    this.scheduleFlush();
+  }
+
+  scheduleFlush(): void {
+    if (this.scheduled || !this.live) return;
+    this.scheduled = true;
+    this.setTimer(this.flush, FLUSH_DELAY_MS);
+  }
+
+  /** Ring entry `g` is about to be dropped: when it still waits here, its item is built now and still delivered. */
+  keep(g: number): void {
+    const e = this.entries;
+    while (this.next < e.length && typeof e[this.next] !== 'number') this.next++;
+    if (e[this.next] === g) {
+      const item = this.source.itemAt(g);
+      if (item) e[this.next++] = item;
+    }
+  }
+
+  /** Starts live delivery: `replay` first (with every client), then `waiting` (entries held back behind a pending one). */
+  start(live: Live, replay: CapturedItem[], clients: CapturedClient[], waiting: Entry[]): void {
+    this.entries = waiting;
+    this.next = 0;
+    this.live = live;
+    const announced = new SafeSet<string>();
+    for (let i = 0; i < clients.length; i++) announced.add(clients[i]!.id);
+    this.announced = announced;
+    this.deliver(live, replay, clients);
+    this.scheduleFlush();
+  }
+
+  stop(): void {
+    this.live = null;
+    this.entries = [];
+    this.next = 0;
+  }
+
+  /** Sends what is ready now; returns how many entries still wait (behind a payload being read). */
+  flushNow(): number {
+    if (!this.live) return 0;
+    this.deliverReady(this.live);
+    return this.entries.length;
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (!this.live) {
+      this.entries = [];
+      this.next = 0;
+      return;
+    }
+    // Nothing ready: the pending payload schedules the next flush when it arrives.
+    if (!this.deliverReady(this.live)) return;
+    if (this.entries.length) this.scheduleFlush();
+  };
+
+  /** Delivers up to the first entry still waiting for its payload; false when that is the first. */
+  private deliverReady(to: Live): boolean {
+    const e = this.entries;
+    let ready = 0;
+    while (ready < e.length && !this.source.isPending(e[ready]!)) ready++;
+    if (ready === 0) return false;
+    const batch: CapturedItem[] = [];
+    for (let j = 0; j < ready; j++) {
+      const x = e[j]!;
+      const it = typeof x === 'number' ? this.source.itemAt(x) : x;
+      if (it) append(batch, it);
+    }
+    const rest: Entry[] = [];
+    for (let j = ready; j < e.length; j++) append(rest, e[j]!);
+    this.entries = rest;
+    this.next = 0;
+    if (batch.length) this.deliver(to, batch, this.unannounced(batch));
+    return true;
+  }
+
+  private unannounced(list: CapturedItem[]): CapturedClient[] {
+    const out: CapturedClient[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const id = list[i]!.client;
+      if (this.announced.has(id)) continue;
+      this.announced.add(id);
+      const c = this.source.client(id);
+      if (c) append(out, c);
+    }
+    return out;
+  }
+
+  /** In chunks the extension can carry, in order; the clients go with the first. */
+  private deliver(to: Live, list: CapturedItem[], announce: CapturedClient[]): void {
+    const chunks = chunkItems(list);
+    for (let i = 0; i < chunks.length; i++) to.items(chunks[i]!, i === 0 ? announce : []);
+  }
+}
