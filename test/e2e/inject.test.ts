@@ -11,6 +11,9 @@ import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { demoUpgraded, injectable, SLOW_MS } from '../support/demo-page.ts';
+import { until } from '../support/wait.ts';
+import { HOOK_PORT_MARKER } from '../../src/messages.ts';
 
 let demo: DemoServer;
 let browser: Browser;
@@ -61,6 +64,27 @@ async function sendAndAnswer(): Promise<{ answer: string; requestId: string; del
   };
 }
 
+/**
+ * A positive witness: the runtime asks the Socket.IO client once more, and
+ * this waits until the panel shows the answer. The client answers in order on
+ * its one socket and the panel keeps each client's order, so whatever the
+ * page did before this answer has reached the panel when it returns.
+ */
+async function witness(query: string): Promise<string> {
+  const client = await demo.runtime.waitForClient();
+  const r = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query } });
+  assert.equal(r.success, true);
+  const tab = await panel.locator('[role=tablist][aria-label=Views] [role=tab][aria-selected=true]').getAttribute('id');
+  await panel.click('#tab-timeline');
+  const filter = panel.locator('input[aria-label="Free-text filter"]');
+  const kept = await filter.inputValue();
+  await filter.fill(r.requestId);
+  await panel.locator('.vlist [role=row][data-type="action:result"]').first().waitFor({ timeout: SLOW_MS });
+  await filter.fill(kept);
+  if (tab) await panel.click(`#${tab}`);
+  return r.requestId;
+}
+
 function runtimeSawResultFor(requestId: string): boolean {
   return demo.runtime.events.some((e) => e.type === 'action:result' && (e.payload as { requestId?: string } | null)?.requestId === requestId);
 }
@@ -73,10 +97,9 @@ describe('replay and inject', () => {
     await page.goto(demo.url);
     panel = await openPanelPage(browser, await tabIdOf(browser, page));
     await demo.runtime.waitForClient();
-    await page.waitForFunction(() => document.querySelector('#status-socket')?.getAttribute('data-state') === 'connected');
-    // Injection rides Socket.IO's WebSocket: wait for the upgrade.
-    await panel.waitForFunction(() => document.body.innerText.includes('Timeline'));
-    await page.waitForTimeout(500);
+    // Injection rides Socket.IO's WebSocket: wait for the upgrade, and for the panel to have heard of it.
+    await demoUpgraded(page);
+    await injectable(panel, 'socket.io');
   });
 
   after(async () => {
@@ -154,9 +177,7 @@ describe('replay and inject', () => {
     await panel.getByLabel("let the answer reach the app's runtime").uncheck();
     assert.equal(answer, 'success');
     assert.doesNotMatch(delivery, /kept from the runtime/);
-    const deadline = Date.now() + 5000;
-    while (!runtimeSawResultFor(requestId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(runtimeSawResultFor(requestId), true);
+    await until(() => runtimeSawResultFor(requestId), "the injected request's answer at the app's runtime", SLOW_MS, 50);
   });
 
   test('requests saved for an origin come back after the panel reloads', async () => {
@@ -204,7 +225,8 @@ describe('replay and inject', () => {
     await panel.click('#tab-acks');
     const repeat = panel.locator(`tr[data-kind=repeat][data-request-id="${original.requestId}"]`);
     await repeat.waitFor({ timeout: 15_000 });
-    await panel.waitForTimeout(1000);
+    // A later answer of the same client shown in the panel: a second answer to the repeat would have come before it.
+    await witness('after-the-repeat');
     // The runtime acknowledged the first answer: a conformant client gives a receipt and no second answer.
     assert.match(await repeat.innerText(), /receipt only/i);
     await panel.click('#tab-findings');
@@ -215,24 +237,70 @@ describe('replay and inject', () => {
     await panel.fill('input[aria-label="Free-text filter"]', '');
   });
 
-  test('a page cannot use the extension to inject into itself', async () => {
-    const cartBefore = await page.locator('#cart-count').innerText();
-    const frame = '42/oui,900000999["action:request",{"requestId":"forged-0001","surfaceId":"catalog","actionId":"add_to_cart","params":{"productId":"mug-classic","quantity":1},"timestamp":1}]';
-    await page.evaluate((f) => {
-      const target = { via: 'websocket', frameId: 0, hook: 'x', client: 'c1' };
-      window.postMessage({ type: 'hook:inject', id: 'forged', target, frame: f, hold: [] }, '*');
-      const ch = new MessageChannel();
-      window.postMessage({ __ouiDevtoolsHookPort: 'forged' }, '*', [ch.port2]);
-      ch.port1.postMessage({ type: 'hook:inject', id: 'forged', target, frame: f, hold: [] });
-      document.dispatchEvent(new CustomEvent('hook:inject', { detail: { target, frame: f } }));
-    }, frame);
-    await page.waitForTimeout(800);
-    assert.equal(await page.locator('#cart-count').innerText(), cartBefore);
+  test('a page can neither feed the panel forged capture data nor make the extension inject, by port, window message or DOM event', async () => {
+    // Real targets, as the panel would name them: the Socket.IO client's hook and socket (from a row it captured), the widget's frame.
+    const rid = await witness('before-the-forgery');
     await panel.click('#tab-timeline');
-    await panel.fill('input[aria-label="Free-text filter"]', 'forged-0001');
-    await panel.waitForTimeout(300);
-    assert.equal(await panel.locator('.vlist [role=row]').count(), 0);
+    await panel.fill('input[aria-label="Free-text filter"]', rid);
+    const [hook, client] = (await panel.locator('.vlist [role=row][data-type="action:result"]').first().getAttribute('data-id'))!.split('/');
     await panel.fill('input[aria-label="Free-text filter"]', '');
+    const widget = page.frames().find((f) => f.url().includes('frame.html'))!;
+    const cartBefore = await page.locator('#cart-count').innerText();
+    const couponBefore = await widget.locator('#coupon-applied').getAttribute('data-code').catch(() => null);
+    assert.notEqual(couponBefore, 'AGENT20');
+
+    /** In a frame: forged capture data and a forged injection, through a forged hook port, a window message and DOM events. */
+    const forge = ({ marker, inject, items }: { marker: string; inject: Record<string, unknown>; items: unknown }) => {
+      const target = inject.target as Record<string, unknown>;
+      // The postMessage target names this frame's real path in the tab ('top', 'top/0'), as the panel would.
+      if (target.via === 'postmessage') target.clientPath = `top/${[...Array(parent.length).keys()].find((i) => parent[i] === window)}`;
+      window.postMessage(items, '*');
+      window.postMessage(inject, '*');
+      const ch = new MessageChannel();
+      window.postMessage({ [marker]: 'forged' }, '*', [ch.port2]);
+      ch.port1.postMessage(items);
+      ch.port1.postMessage(inject);
+      for (const detail of [items, inject] as Array<{ type: string }>) {
+        for (const target of [window, document]) target.dispatchEvent(new CustomEvent(detail.type, { detail }));
+      }
+      // The page's own last message: once it is delivered, so is every forged one posted before it.
+      return new Promise<void>((resolve) => {
+        // (No named function in here: the test's compiler would wrap it in a helper the page does not have.)
+        addEventListener('message', (e) => e.data === 'forgery-posted' && resolve());
+        window.postMessage('forgery-posted', '*');
+      });
+    };
+    const items = (surfaceId: string) => ({
+      type: 'items',
+      hook,
+      clients: [{ id: 'forged-client', kind: 'websocket', url: 'ws://forged.example/', origin: 'http://forged.example', frameUrl: 'http://forged.example/' }],
+      items: [{ hook, client: 'forged-client', seq: 1, t: 1, kind: 'frame', dir: 'out', payload: { text: JSON.stringify({ type: 'surface:register', payload: { surface: { id: surfaceId, name: 'F', description: 'F', actions: [] }, timestamp: 1 } }) } }],
+    });
+    const socketFrame = '42/oui,["action:request",{"requestId":"forged-inject-0001","surfaceId":"catalog","actionId":"add_to_cart","params":{"productId":"mug-classic","quantity":1},"timestamp":1}]';
+    await page.evaluate(forge, { marker: HOOK_PORT_MARKER, inject: { type: 'hook:inject', id: 'forged', target: { via: 'websocket', frameId: 0, hook, client }, frame: socketFrame, hold: [] }, items: items('forged-surface-top') });
+    const couponRequest = { type: 'action:request', payload: { requestId: 'forged-inject-0002', surfaceId: 'coupon-widget', actionId: 'apply_coupon', params: { code: 'AGENT20' }, timestamp: 1 } };
+    await widget.evaluate(forge, { marker: HOOK_PORT_MARKER, inject: { type: 'hook:inject', id: 'forged', target: { via: 'postmessage', clientPath: '', peerPath: 'top' }, message: couponRequest, hold: [] }, items: items('forged-surface-widget') });
+
+    // Witnesses that each frame's capture ran past the forgery: the widget's real traffic, then the Socket.IO client's.
+    const hosted = (await page.evaluate(() => (window as unknown as { __demo: { hostFrame(a: string, p: unknown): Promise<{ requestId: string; success: boolean }> } }).__demo.hostFrame('apply_coupon', { code: 'SAVE10' }))) as { requestId: string; success: boolean };
+    assert.equal(hosted.success, true);
+    await panel.click('#tab-timeline');
+    await panel.fill('input[aria-label="Free-text filter"]', hosted.requestId);
+    await panel.locator('.vlist [role=row][data-type="action:result"]').first().waitFor({ timeout: SLOW_MS });
+    await panel.fill('input[aria-label="Free-text filter"]', '');
+    const after = await witness('after-the-forgery');
+
+    // The filter "forge" shows the two witness requests, named so, and nothing else.
+    await panel.click('#tab-timeline');
+    await panel.fill('input[aria-label="Free-text filter"]', 'forge');
+    await until(async () => (await panel.locator('.vlist [role=row][data-type="action:request"]').count()) >= 2, 'the witness requests under the filter', SLOW_MS, 50);
+    const rows = await panel.locator('.vlist [role=row]').allInnerTexts();
+    assert.ok(!rows.some((r) => /forged-surface|forged-inject|forged\.example/.test(r)), `no forged item and no injected request is shown:\n${rows.join('\n')}`);
+    await panel.fill('input[aria-label="Free-text filter"]', '');
+    assert.equal(await page.locator('#cart-count').innerText(), cartBefore, 'no forged add_to_cart ran');
+    assert.equal(await widget.locator('#coupon-applied').getAttribute('data-code'), 'SAVE10', 'no forged apply_coupon ran in the widget');
+    assert.equal(runtimeSawResultFor('forged-inject-0001'), false, 'the app never answered a forged request');
+    assert.ok(runtimeSawResultFor(after));
   });
 
   test('a transaction without a valid approval is refused by the client and flagged by the panel', async () => {

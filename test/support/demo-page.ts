@@ -4,14 +4,14 @@
  * offering a client as injectable.
  */
 import type { Frame, Page } from 'playwright-core';
+import { SLOW_MS } from './wait.ts';
 
 /** What `window.__demo.state()` says of each client (test/demo/app/main.ts). */
 export interface DemoState {
   clients: Record<'socket' | 'ws' | 'frame' | 'direct', { connected: boolean; transport?: string; surfaces: string[] }>;
 }
 
-/** Deadline for conditions that wait on the app and the panel, sized for a loaded 2-core machine. */
-export const SLOW_MS = 60_000;
+export { SLOW_MS };
 
 /** Resolves once the demo's Socket.IO client rides the WebSocket (its upgrade from long-polling is done), and every client has registered. */
 export async function demoUpgraded(page: Page, timeout = SLOW_MS): Promise<void> {

@@ -3,6 +3,9 @@
  * polled until it holds, each with a deadline that fails the test by name.
  */
 
+/** A deadline for conditions on a browser, the extension and a panel, sized for a loaded 2-core machine: a wait, not a timing. */
+export const SLOW_MS = 60_000;
+
 /** The next `ev` of `emitter`, with its arguments; rejects after `ms` naming `what`. */
 export function once<T extends unknown[]>(emitter: { once(ev: string, fn: (...a: T) => void): unknown }, ev: string, what = ev, ms = 5000): Promise<T> {
   return new Promise((resolve, reject) => {
