@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { SLOW_MS, until } from '../support/wait.ts';
 
 const STREAM = 300;
 
@@ -167,9 +168,11 @@ describe('capture pipeline', () => {
     assert.ok((await reconnects()) >= 2);
     await page.evaluate((gate) => ((window as unknown as { gate: number }).gate = gate), STREAM);
     await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
-    const list = await waitForRows(panel, (r) => values(r).length >= STREAM);
-    await panel.waitForTimeout(300);
-    assert.deepEqual(values(await rows(panel)), Array.from({ length: STREAM }, (_, i) => i + 1));
+    await waitForRows(panel, (r) => values(r).length >= STREAM);
+    // A witness sent after the stream: once it shows, a late duplicate of the stream would have shown before it.
+    await page.evaluate(`ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'counter', observationId: 'n', value: ${STREAM + 1}, timestamp: ${1000 + STREAM + 1} } }))`);
+    const list = await waitForRows(panel, (r) => values(r).includes(STREAM + 1));
+    assert.deepEqual(values(list), Array.from({ length: STREAM + 1 }, (_, i) => i + 1));
     assert.equal(await panel.locator('[data-testid=lost]').count(), 0, 'nothing reported lost');
     assert.ok(list.length > STREAM);
     await panel.close();
@@ -193,8 +196,12 @@ describe('capture pipeline', () => {
       const page = await b.context.newPage();
       await page.goto(`${server.url}/echo`);
       await page.waitForFunction(() => document.title === 'done');
-      await page.waitForTimeout(100);
-      const seen = (await page.evaluate(() => (window as unknown as { seen: string[] }).seen)) as string[];
+      // Witnesses, the same in both runs: the page's last frame reached the server (every earlier one did), and
+      // the page's own last window message reached it (a message from the extension would have come before).
+      await page.evaluate(`ws.send('bye'); window.postMessage('end-of-run', '*')`);
+      await until(() => server.frames.some((f) => f.dir === 'to-server' && f.data === 'bye'), "the page's last frame at the server", SLOW_MS);
+      await page.waitForFunction(() => (window as unknown as { seen: string[] }).seen.includes('window:"end-of-run"'), undefined, { timeout: SLOW_MS });
+      const seen = ((await page.evaluate(() => (window as unknown as { seen: string[] }).seen)) as string[]).filter((s) => s !== 'window:"end-of-run"');
       await page.close();
       off();
       return { seen, frames: [...server.frames] };
@@ -261,8 +268,9 @@ describe('capture pipeline', () => {
     assert.ok(!own.some((r) => r.includes('forged')), 'forged items are not shown');
     // The page sees its own forged marker, never the hook's.
     assert.deepEqual(await forger.evaluate(() => (window as unknown as { markers: string[] }).markers), ['forged'], "the hook's port message is invisible to the page");
-    await victimPanel.waitForTimeout(500);
-    const victimRows = await rows(victimPanel);
+    // A witness on the victim's page, sent after the forger's page ran: once its panel shows it, a leak would have shown before.
+    await victim.evaluate(`ws.send(JSON.stringify({ type: 'x-victim:witness', payload: {} }))`);
+    const victimRows = await waitForRows(victimPanel, (r) => r.some((x) => x.includes('x-victim:witness')), SLOW_MS);
     assert.ok(victimRows.some((r) => r.includes('surface:register') && r.includes('echo')));
     assert.ok(!victimRows.some((r) => r.includes('forger')), "nothing of the forger's tab reaches another tab's panel");
     for (const p of [victim, victimPanel, forger, forgerPanel]) await p.close();
