@@ -30,7 +30,7 @@
  */
 // Hashes, validation and the approval rule come from the demo's own implementations (written from the
 // spec text, other libraries than the product's), so verdicts on demo traffic compare two implementations.
-import { argsHash, requiresApproval, surfacesHash, validate as validateJson } from '../independent/index.ts';
+import { argsHash, precompile, requiresApproval, surfacesHash, validate as validateJson } from '../independent/index.ts';
 import type {
   OUIAction,
   OUIActionRequest,
@@ -256,6 +256,11 @@ export class OUIClient {
 
   /** Add (or hot-replace) a surface definition; mounts it when its routes match. */
   define(def: SurfaceDefinition): void {
+    // Ajv compiles each schema once; do it now rather than on the first request.
+    for (const a of def.surface.actions) {
+      precompile(a.input);
+      precompile(a.output);
+    }
     const had = this.mountedIds.has(def.surface.id);
     this.defs.set(def.surface.id, def);
     if (had && isActive(def.surface, this.route())) {

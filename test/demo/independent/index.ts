@@ -11,5 +11,5 @@
 export { canonicalJson, NotIJsonError } from './canonical-json.ts';
 export { argsHash } from './args-hash.ts';
 export { surfacesHash, sortedJson, fnv1a64Utf16 } from './surfaces-hash.ts';
-export { validate, type Validation, type ValidationError } from './validate.ts';
+export { precompile, validate, type Validation, type ValidationError } from './validate.ts';
 export { requiresApproval, effectAccess } from './approval.ts';

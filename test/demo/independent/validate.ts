@@ -52,6 +52,11 @@ function compile(schema: object): ValidateFn | { error: string } {
   return out;
 }
 
+/** Compile a schema ahead of its first use (a client does it when a surface is defined), so validating on receipt is quick. */
+export function precompile(schema: unknown): void {
+  if (typeof schema === 'object' && schema !== null) compile(schema);
+}
+
 export function validate(value: unknown, schema: unknown): Validation {
   if (typeof schema === 'boolean') schema = schema ? {} : { not: {} };
   if (typeof schema !== 'object' || schema === null) return { valid: false, errors: [{ pointer: '', message: 'schema error: not a schema' }] };
