@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { SLOW_MS } from '../support/wait.ts';
 
 /** Runs in the page as text, so no build helper leaks into it. */
 const FINGERPRINT = `(async () => {
@@ -114,8 +115,9 @@ describe('a hook no page can tell apart from the browser', () => {
       results.push({ blobReads: await app.evaluate('window.blobReads'), gotBlob: await app.evaluate('window.gotBlob'), toServer: server.frames.filter((f) => f.dir === 'to-server').map((f) => f.data) });
       if (b === withExt) {
         const panel = await openPanelPage(b, await tabIdOf(b, app));
-        await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 3, undefined, { timeout: 20_000 });
-        await panel.waitForTimeout(300);
+        // A witness: a frame the page sends after all of that; once the panel shows it, the sends on the closed socket would have shown before.
+        await app.evaluate(`const w = new WebSocket(location.origin.replace('http', 'ws') + '/ws'); w.onopen = () => w.send('{"type":"x-witness","payload":{}}');`);
+        await panel.waitForFunction(() => document.querySelector('.vlist')?.textContent?.includes('x-witness'), undefined, { timeout: SLOW_MS });
         const rows = await panel.locator('.vlist').innerText();
         assert.match(rows, /x-sent-while-open/);
         assert.doesNotMatch(rows, /sent-after-close|sent-when-closed/);

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { SLOW_MS } from '../support/wait.ts';
 
 const SURFACE = { id: 'notes', name: 'Notes', description: 'd', actions: [{ id: 'add_note', description: 'Add a note', input: { type: 'object', properties: { text: { type: 'string' } } } }] };
 
@@ -100,11 +101,10 @@ describe('postMessage isolation', () => {
     const third = app.frames().find((f) => f.url().includes('/third'))!;
     await third.waitForFunction(() => document.title === 'attacked');
     const panel = await openPanelPage(b, await tabIdOf(b, app));
-    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 3, undefined, { timeout: 20_000 });
-    await panel.waitForTimeout(500);
+    // The witness: the third party's real message, posted after its forged events; once it shows, they would have shown before.
+    await panel.waitForFunction(() => document.querySelector('.vlist')?.textContent?.includes('x-third-party:hello'), undefined, { timeout: SLOW_MS });
     const rows = await panel.locator('.vlist').innerText();
     assert.doesNotMatch(rows, /forged/, 'no forged event was recorded');
-    assert.match(rows, /x-third-party:hello/, "the third party's real message is captured");
 
     // Inject into the widget's pairing.
     await panel.getByRole('tab', { name: 'Inject' }).click();
@@ -140,7 +140,8 @@ describe('postMessage isolation', () => {
     await app.goto(`${host.url}/?quiet=1`);
     const widgetFrame = () => app.frames().find((f) => f.url().includes('/widget'))!;
     await app.waitForFunction(() => document.querySelectorAll('iframe').length === 2);
-    await app.waitForTimeout(500);
+    // The widget registered with the host: the host's hook has seen the pairing.
+    await app.waitForFunction(() => (window as unknown as { dataSeen: string[] }).dataSeen.some((d) => d.includes('surface:register')), undefined, { timeout: SLOW_MS });
     const panel = await openPanelPage(b, await tabIdOf(b, app));
     await panel.getByRole('tab', { name: 'Inject' }).click();
     const picker = panel.getByRole('combobox', { name: 'Inject into client' });
