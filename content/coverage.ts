@@ -9,6 +9,7 @@ import type { WorkerCoverage } from '../src/capture/types.ts';
 import type { ChildFrame, FrameReport } from '../src/capture/coverage.ts';
 import { natives } from './natives.ts';
 import { getter, uncurry } from './scope-natives.ts';
+import { SafeSet, append } from './primordials.ts';
 
 const MAX_WORKERS = 200;
 const MAX_CHILDREN = 500;
@@ -18,15 +19,23 @@ let workersDropped = 0;
 /** Records a worker the page created; returns the record, which a tap may update later (e.g. once its hook said hello). */
 export function noteWorker(w: WorkerCoverage): WorkerCoverage {
   if (workers.length >= MAX_WORKERS) {
-    workers.shift();
+    for (let i = 1; i < workers.length; i++) workers[i - 1] = workers[i]!;
+    workers.length--;
     workersDropped++;
   }
-  workers.push(w);
+  append(workers, w);
   return w;
 }
 
+/** A copy, by index (primordials.ts). */
+function copyOf<T>(list: T[]): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < list.length; i++) out[i] = list[i]!;
+  return out;
+}
+
 export function workersSeen(): { workers: WorkerCoverage[]; dropped: number } {
-  return { workers: workers.slice(), dropped: workersDropped };
+  return { workers: copyOf(workers), dropped: workersDropped };
 }
 
 // The DOM's own functions, taken before page scripts: a page that replaces them later cannot make the report throw.
@@ -64,7 +73,7 @@ function readableUrl(w: Window): string | undefined {
 function childFrames(): ChildFrame[] {
   const count = natives.frameCount(window);
   const children: ChildFrame[] = [];
-  const found = new Set<number>();
+  const found: Set<number> = new SafeSet();
   const list = querySelectorAll && document ? querySelectorAll(document, 'iframe,frame,object') : null;
   const n = list && nodeListLength ? Math.min(nodeListLength(list), MAX_CHILDREN) : 0;
   for (let k = 0; k < n; k++) {
@@ -86,7 +95,7 @@ function childFrames(): ChildFrame[] {
     const srcdoc = tag === 'iframe' && hasAttribute?.(el, 'srcdoc');
     const sandbox = tag === 'iframe' ? getAttribute?.(el, 'sandbox') : null;
     const url = readableUrl(w);
-    children.push({
+    append(children, {
       index,
       element: tag,
       src: srcdoc ? 'about:srcdoc' : (sources[tag]?.(el) ?? ''),
@@ -99,7 +108,7 @@ function childFrames(): ChildFrame[] {
     if (found.has(i)) continue;
     const w = window[i];
     const url = w ? readableUrl(w) : undefined;
-    children.push({ index: i, element: '', src: '', ...(url !== undefined ? { url } : {}) });
+    append(children, { index: i, element: '', src: '', ...(url !== undefined ? { url } : {}) });
   }
   return children;
 }
@@ -120,5 +129,5 @@ export function frameReport(path: string): FrameReport {
   } catch {
     // Left as unknown.
   }
-  return { path, url, origin, children, workers: workers.slice(), workersDropped };
+  return { path, url, origin, children, workers: copyOf(workers), workersDropped };
 }

@@ -12,6 +12,7 @@
  * without a window too (a worker's hook).
  */
 import { getter, uncurry } from './scope-natives.ts';
+import { startsWith } from './primordials.ts';
 
 const getterOf = <T>(obj: object | undefined, name: string) => uncurry(getter(obj, name) as ((this: never) => T) | undefined);
 
@@ -47,7 +48,7 @@ function urlOf(w: Window | null | undefined): string | undefined {
 }
 
 function originOfUrl(url: string | undefined): string | undefined {
-  if (!url || url.startsWith('about:')) return undefined;
+  if (!url || startsWith(url, 'about:')) return undefined;
   try {
     const o = new URL(url).origin;
     return o && o !== 'null' ? o : undefined;
@@ -63,18 +64,18 @@ function creatorUrl(): string | undefined {
     const parent = parentOf ? parentOf(win) : win.parent;
     if (parent && parent !== win) {
       const u = urlOf(parent);
-      if (u && !u.startsWith('about:')) return u;
+      if (u && !startsWith(u, 'about:')) return u;
     } else {
       const opener = openerOf ? openerOf(win) : win.opener;
       const u = urlOf(opener as Window | null);
-      if (u && !u.startsWith('about:')) return u;
+      if (u && !startsWith(u, 'about:')) return u;
     }
   } catch {
     // Read below from the base URL instead.
   }
   try {
     const base = doc ? (baseUriOf ? baseUriOf(doc) : doc.baseURI) : undefined;
-    if (base && !base.startsWith('about:')) return base;
+    if (base && !startsWith(base, 'about:')) return base;
   } catch {
     // Unknown.
   }
@@ -96,13 +97,13 @@ export function frameIdentity(): FrameIdentity {
   } catch {
     // Left as unknown.
   }
-  if (href.startsWith('about:')) {
+  if (startsWith(href, 'about:')) {
     const creator = creatorUrl();
     const frameUrl = creator ? `${href} (in ${creator})` : href;
     return { origin: origin !== 'null' ? origin : (originOfUrl(creator) ?? origin), frameUrl };
   }
   // document.open() on an about: document: the same document, now at its opener's URL.
-  if (installedAt.startsWith('about:') && doc !== undefined && doc === installedIn && href !== installedAt) {
+  if (startsWith(installedAt, 'about:') && doc !== undefined && doc === installedIn && href !== installedAt) {
     return { origin: origin !== 'null' ? origin : (originOfUrl(href) ?? origin), frameUrl: `${installedAt} (in ${href})` };
   }
   return { origin: origin !== 'null' ? origin : (originOfUrl(href) ?? origin), frameUrl: href };

@@ -51,6 +51,7 @@ const arraySlice = Array.prototype.slice;
 
 export const slice = (s: string, start: number, end?: number): string => apply(stringSlice, s, end === undefined ? [start] : [start, end]) as string;
 export const indexOf = (s: string, search: string, from = 0): number => apply(stringIndexOf, s, [search, from]) as number;
+export const startsWith = (s: string, prefix: string): boolean => s.length >= prefix.length && (apply(stringSlice, s, [0, prefix.length]) as string) === prefix;
 export const includes = (s: string, search: string): boolean => (apply(stringIndexOf, s, [search, 0]) as number) !== -1;
 /** `re.exec(s)` by the engine's own exec (RegExp.prototype.test would look `exec` up on the prototype). */
 export const exec = (re: RegExp, s: string): RegExpExecArray | null => apply(regexpExec, re, [s]) as RegExpExecArray | null;

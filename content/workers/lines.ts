@@ -13,6 +13,7 @@
 import { isWorkerHook, type Cursors, type WorkerCoverage } from '../../src/capture/types.ts';
 import type { HookCommand, HookMessage } from '../../src/messages.ts';
 import { isLineMessage } from './protocol.ts';
+import { SafeMap, startsWith } from '../primordials.ts';
 
 /** Live lines a hook keeps at most; a worker started beyond them runs without a hook (and is said so). */
 export const MAX_LINES = 200;
@@ -68,7 +69,7 @@ export function createLines(n: LineNatives, parent: string, workerNote: (key: st
   let up: ((m: HookMessage) => void) | null = null;
   /** The subscription that holds, if any: new workers get it when they say hello. */
   let cursors: Cursors | null = null;
-  const lines = new Map<string, Line>();
+  const lines: Map<string, Line> = new SafeMap();
   let count = 0;
   const Ref = typeof WeakRef === 'function' ? WeakRef : undefined;
 
@@ -82,12 +83,12 @@ export function createLines(n: LineNatives, parent: string, workerNote: (key: st
 
   function makeRoom(): boolean {
     if (lines.size < MAX_LINES) return true;
-    for (const [hook, line] of lines) {
+    lines.forEach((line, hook) => {
       if (line.worker && line.worker.deref() === undefined) {
         n.close(line.port);
         lines.delete(hook);
       }
-    }
+    });
     return lines.size < MAX_LINES;
   }
 
@@ -143,22 +144,28 @@ export function createLines(n: LineNatives, parent: string, workerNote: (key: st
     command(m) {
       if (m.type === 'subscribe') {
         cursors = m.cursors;
-        for (const line of lines.values()) if (line.hello) post(line, m);
+        lines.forEach((line) => {
+          if (line.hello) post(line, m);
+        });
         return false;
       }
       if (m.type === 'unsubscribe') {
         cursors = null;
-        for (const line of lines.values()) if (line.hello) post(line, m);
+        lines.forEach((line) => {
+          if (line.hello) post(line, m);
+        });
         return false;
       }
       if (m.type === 'hook:inject' && 'hook' in m.target) {
         const target = m.target.hook;
-        if (!isWorkerHook(target) || !target.startsWith(`${parent}.`)) return false;
-        for (const [hook, line] of lines) {
-          if (target === hook || target.startsWith(`${hook}.`)) {
-            post(line, m);
-            return true;
-          }
+        if (!isWorkerHook(target) || !startsWith(target, `${parent}.`)) return false;
+        let to: Line | undefined;
+        lines.forEach((line, hook) => {
+          if (!to && (target === hook || startsWith(target, `${hook}.`))) to = line;
+        });
+        if (to) {
+          post(to, m);
+          return true;
         }
         // One answer for every injection: the worker it names is gone.
         up?.({ type: 'answer', id: m.id, ok: false, error: 'the worker is gone' });

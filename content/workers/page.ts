@@ -19,6 +19,7 @@ import { lineNatives } from './line-natives.ts';
 import { wrapWorkers } from './wrap.ts';
 import type { PolicyState } from './policy.ts';
 import { getter } from '../scope-natives.ts';
+import { SafeMap, firstKey } from '../primordials.ts';
 
 /** The worker hook's source, inlined by scripts/build.mjs (absent from a build that has none: workers are then said not captured). */
 declare const __OUI_WORKER_HOOK__: string | undefined;
@@ -108,7 +109,7 @@ export function tapWorkers(buffer: CaptureBuffer): Downstream {
   })();
 
   /** The page's record of each worker (its own and its workers'), by key, to update in place. */
-  const records = new Map<string, WorkerCoverage>();
+  const records: Map<string, WorkerCoverage> = new SafeMap();
   const note = (key: string, w: WorkerCoverage): void => {
     const known = records.get(key);
     if (known) {
@@ -117,7 +118,7 @@ export function tapWorkers(buffer: CaptureBuffer): Downstream {
       else delete known.reason;
       return;
     }
-    if (records.size >= MAX_RECORDS) records.delete(records.keys().next().value as string);
+    if (records.size >= MAX_RECORDS) records.delete(firstKey(records)!);
     records.set(key, noteWorker({ ...w }));
   };
   const lines = createLines(lineNatives, buffer.hook, note, workerHookId);
