@@ -29,7 +29,7 @@ import {
   type RelayMessage,
 } from '../src/messages.ts';
 import { outwardPayload } from './payloads.ts';
-import { splitRefused } from './chunks.ts';
+import { postSplitting } from './post-split.ts';
 
 /** Set (in this isolated world) by the service worker before it injects a bridge into an open page. */
 const LATE_FLAG = '__ouiDevtoolsLateBridge';
@@ -100,24 +100,9 @@ function toBackground(message: HookMessage): void {
   post(port, message);
 }
 
-/**
- * Posts, and never loses items without a word: a message Chrome refuses
- * (over its size limit) is split until it goes, and an item that cannot go
- * alone is reported as skipped, with its size, which the panel counts. The
- * clients a message announces go first, on their own if need be: the panel
- * reads no item of a client it was never told of.
- */
+/** Posts, split as Chrome needs (post-split.ts); a port that went away mid-send is let go. */
 function post(port: chrome.runtime.Port, message: HookMessage): void {
-  try {
-    port.postMessage(message);
-  } catch (e) {
-    if (bgPort !== port || /disconnected/i.test(String((e as Error)?.message))) {
-      // The worker went away mid-send; the panel's resubscription replays from its cursors.
-      if (bgPort === port) bgPort = null;
-      return;
-    }
-    for (const m of splitRefused(message)) post(port, m);
-  }
+  if (!postSplitting(port, message, () => bgPort === port) && bgPort === port) bgPort = null;
 }
 
 function connect(): chrome.runtime.Port {

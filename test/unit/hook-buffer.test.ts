@@ -52,6 +52,8 @@ describe('the quiet ring', () => {
     assert.ok(showsOui(item({ text: OUI })));
     assert.ok(showsOui(item({ text: '42/ns,["action:request",{"requestId":"r"}]' })));
     assert.ok(showsOui(item({ omitted: true, head: '{"type":"surface:register",' })));
+    // A socket whose only OUI is extension events is promoted, as the decoder reads them (contract.ts).
+    assert.ok(showsOui(item({ text: '{"type":"x-approval:ask","payload":{}}' })));
     assert.ok(!showsOui(item({ text: '{"type":"chat","text":"an action: go"}' })));
     assert.ok(!showsOui(item({ base64: 'AAAA' })));
     assert.ok(!showsOui(item(undefined)));
