@@ -27,7 +27,7 @@ import type { WireEvent } from '../src/session/wire/wire.ts';
 import { sortedIndexOfNumber } from '../src/session/sorted-index.ts';
 import { categoryOf, field, surfaceOf } from './format.ts';
 import { RequestIds } from './event-request.ts';
-import { SearchBodies, headBorrows, headOf, holds, needleOf, type Needle, type RequestFacts } from './search-text.ts';
+import { SearchBodies, Signatures, bitsDecide, headBorrows, headOf, holds, needleBits, needleOf, type Needle, type RequestFacts } from './search-text.ts';
 import { meetsCriteria, narrows, queryOf, sameQuery, type EventFacts, type Query, type TimelineCriteria } from './timeline-criteria.ts';
 
 export interface FilterLookup {
@@ -70,7 +70,7 @@ export class Matches {
   constructor(
     private readonly events: readonly WireEvent[],
     private readonly evicted: number,
-    private readonly places: readonly number[],
+    private readonly places: Float64Array,
     private readonly start: number,
     readonly length: number,
   ) {}
@@ -101,9 +101,10 @@ export class TimelineFilter {
   /** How many of `events` have been tested, and the last of them: if it moved, something was inserted before it. */
   private tested = 0;
   private lastTested: WireEvent | undefined;
-  /** Absolute places of the matches: places[start..]. */
-  private places: number[] = [];
-  private start = 0;
+  /** Absolute places of the matches: places[from..to). */
+  private places = new Float64Array(0);
+  private from = 0;
+  private to = 0;
   /** Rows lined up with events[0..aligned). */
   private heads: string[] = [];
   private bodies: string[] = [];
@@ -115,9 +116,12 @@ export class TimelineFilter {
   private entryList: Entry[] = [];
   /** Rows evicted since entries were last pruned of them. */
   private unpruned = 0;
+
   private readonly requestIds: RequestIds;
   private readonly searchBodies = new SearchBodies();
-  private needle: Needle = needleOf('');
+  private readonly signatures = new Signatures();
+  /** The needle last searched for, with the signature bits a row must have to hold it. */
+  private needle: { text: string; needle: Needle; bits: Int32Array; decided: boolean } = this.needleFor('');
   /** Absolute place up to which `prepare` has built bodies, in `prepareEvents`. */
   private prepareAt = 0;
   private prepareEvents: readonly WireEvent[] | undefined;
@@ -129,7 +133,11 @@ export class TimelineFilter {
     surface: (i) => surfaceOf(this.events[i]!) ?? this.entries[i]?.surfaceId ?? '',
     action: (i) => field(this.events[i]!, 'actionId') ?? this.entries[i]?.actionId ?? '',
     status: (i) => this.entries[i]?.status,
-    holds: (i, needle) => holds(this.heads[i]!, this.bodies[i]!, this.needle.text === needle ? this.needle : (this.needle = needleOf(needle))),
+    holds: (i, needle) => {
+      const n = this.needle.text === needle ? this.needle : (this.needle = this.needleFor(needle));
+      if (!this.signatures.mayHold(i, n.bits)) return false;
+      return n.decided || holds(this.heads[i]!, this.bodies[i]!, n.needle);
+    },
   };
   /** How the last update went. */
   mode: UpdateMode = 'none';
@@ -175,7 +183,11 @@ export class TimelineFilter {
       }
     }
     this.testedTotal += this.testedLast;
-    return new Matches(this.events, this.evicted, this.places, this.start, this.places.length - this.start);
+    return new Matches(this.events, this.evicted, this.places, this.from, this.to - this.from);
+  }
+
+  private needleFor(text: string) {
+    return { text, needle: needleOf(text), bits: needleBits(text), decided: bitsDecide(text) };
   }
 
   /** The request an event belongs to, as this filter found it. */
@@ -233,6 +245,7 @@ export class TimelineFilter {
         this.heads.splice(0, cut);
         this.bodies.splice(0, cut);
         this.entries.splice(0, cut);
+        this.signatures.dropFront(cut);
         this.aligned -= cut;
         // Bounded however long a live session runs with no criterion that re-reads (and prunes) requests.
         if ((this.unpruned += cut) > 4096) this.prune(source.evicted);
@@ -243,6 +256,7 @@ export class TimelineFilter {
     this.heads = [];
     this.bodies = [];
     this.entries = [];
+    this.signatures.clear();
     this.aligned = 0;
     this.lastAligned = undefined;
     this.index.clear();
@@ -263,8 +277,9 @@ export class TimelineFilter {
     this.query = q;
     this.tested = 0;
     this.lastTested = undefined;
-    this.places = [];
-    this.start = 0;
+    this.places = new Float64Array(Math.max(1024, end));
+    this.from = 0;
+    this.to = 0;
     // The rows stay; what was read of requests may be stale.
     if (q.readsRequest) this.reread();
     this.append(end, q);
@@ -276,18 +291,23 @@ export class TimelineFilter {
     if (gone <= 0) return;
     this.tested -= gone;
     this.evicted = evicted;
-    this.start = sortedIndexOfNumber(this.places, evicted, this.start);
-    // The array is only appended to; dropped places are reclaimed when they are most of it.
-    if (this.start > 1024 && this.start > this.places.length >> 1) {
-      this.places = this.places.slice(this.start);
-      this.start = 0;
-    }
+    this.from = sortedIndexOfNumber(this.places, evicted, this.from, this.to);
   }
 
   private append(end: number, q: Query): void {
     if (q.readsRequest && end > this.aligned) this.align(end);
+    // Room for every new event; when short, the matches move to an array twice their size (dropped places are left behind).
+    if (this.to + (end - this.tested) > this.places.length) {
+      const grown = new Float64Array(Math.max(1024, 2 * (this.to - this.from + end - this.tested)));
+      grown.set(this.places.subarray(this.from, this.to));
+      this.to -= this.from;
+      this.from = 0;
+      this.places = grown;
+    }
     const { places, evicted, facts } = this;
-    for (let i = this.tested; i < end; i++) if (meetsCriteria(i, q, facts)) places.push(evicted + i);
+    let n = this.to;
+    for (let i = this.tested; i < end; i++) if (meetsCriteria(i, q, facts)) places[n++] = evicted + i;
+    this.to = n;
     this.testedLast += end - this.tested;
     this.tested = end;
     this.lastTested = end ? this.events[end - 1] : undefined;
@@ -296,15 +316,18 @@ export class TimelineFilter {
   /** Tests the current matches only, under criteria that admit nothing the previous ones refused. */
   private narrow(q: Query): void {
     if (q.readsRequest && this.tested > this.aligned) this.align(this.tested);
-    const { places, start, evicted, facts } = this;
-    const out: number[] = [];
-    for (let k = start; k < places.length; k++) {
+    const { places, from, to, evicted, facts } = this;
+    const out = new Float64Array(Math.max(64, to - from));
+    let n = 0;
+    for (let k = from; k < to; k++) {
       const at = places[k]!;
-      if (meetsCriteria(at - evicted, q, facts)) out.push(at);
+      if (meetsCriteria(at - evicted, q, facts)) out[n++] = at;
     }
-    this.testedLast += places.length - start;
-    this.places = out;
-    this.start = 0;
+    this.testedLast += to - from;
+    // A much smaller result gets an array of its size.
+    this.places = n < out.length >> 2 ? out.slice(0, Math.max(64, 2 * n)) : out;
+    this.from = 0;
+    this.to = n;
     this.query = q;
     this.mode = 'narrow';
   }
@@ -328,9 +351,12 @@ export class TimelineFilter {
         }
         entry.places.push(evicted + i);
       }
-      this.heads.push(headOf(ev, entry?.seen));
-      this.bodies.push(this.searchBodies.of(ev));
+      const head = headOf(ev, entry?.seen);
+      const body = this.searchBodies.of(ev);
+      this.heads.push(head);
+      this.bodies.push(body);
       this.entries.push(entry);
+      this.signatures.sign(i, head, body);
     }
     if (to > this.aligned) {
       this.aligned = to;
@@ -358,7 +384,10 @@ export class TimelineFilter {
       e.actionId = req?.actionId;
       for (const at of places) {
         const i = at - evicted;
-        if (headsMove && headBorrows(this.events[i]!)) this.heads[i] = headOf(this.events[i]!, req);
+        if (headsMove && headBorrows(this.events[i]!)) {
+          this.heads[i] = headOf(this.events[i]!, req);
+          this.signatures.sign(i, this.heads[i]!, this.bodies[i]!);
+        }
         stale.push(at);
       }
     }
@@ -386,7 +415,7 @@ export class TimelineFilter {
   /** Tests the tested events at `stale` (absolute places, any order, repeats allowed) again under `q`, and merges the verdicts into the matches. */
   private retest(stale: number[], q: Query): void {
     stale.sort((a, b) => a - b);
-    const { places, start, evicted, facts } = this;
+    const { places, from, to, evicted, facts } = this;
     const add: number[] = [];
     const remove = new Set<number>();
     for (let k = 0; k < stale.length; k++) {
@@ -394,23 +423,25 @@ export class TimelineFilter {
       if ((k && stale[k - 1] === at) || at < evicted || at - evicted >= this.tested) continue;
       this.testedLast++;
       const now = meetsCriteria(at - evicted, q, facts);
-      const p = sortedIndexOfNumber(places, at, start);
-      const was = p < places.length && places[p] === at;
+      const p = sortedIndexOfNumber(places, at, from, to);
+      const was = p < to && places[p] === at;
       if (now && !was) add.push(at);
       else if (!now && was) remove.add(at);
     }
     if (!add.length && !remove.size) return;
     // One merge however many changed: a burst of answers settles many requests at once.
-    const out: number[] = [];
+    const out = new Float64Array(Math.max(1024, 2 * (to - from + add.length)));
+    let n = 0;
     let a = 0;
-    for (let k = start; k < places.length; k++) {
+    for (let k = from; k < to; k++) {
       const at = places[k]!;
-      while (a < add.length && add[a]! < at) out.push(add[a++]!);
-      if (!remove.has(at)) out.push(at);
+      while (a < add.length && add[a]! < at) out[n++] = add[a++]!;
+      if (!remove.has(at)) out[n++] = at;
     }
-    while (a < add.length) out.push(add[a++]!);
+    while (a < add.length) out[n++] = add[a++]!;
     this.places = out;
-    this.start = 0;
+    this.from = 0;
+    this.to = n;
     this.mode = 'append';
   }
 }
