@@ -10,6 +10,7 @@ import { chunkItems, jsonBound, lastSeqs, CHUNK_BYTES } from '../../content/chun
 import { CaptureIntake } from '../../src/session/wire/intake.ts';
 import { createRouter, STALE_LINE } from '../../src/background/router.ts';
 import { FakePort } from '../support/fake-port.ts';
+import { until } from '../support/wait.ts';
 import { PROTOCOL } from '../../src/messages.ts';
 import type { CapturedItem } from '../../src/capture/types.ts';
 
@@ -113,7 +114,7 @@ describe('background: restored pages and stale tabs', () => {
     const late = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
     router.connect(late);
     late.send({ type: 'panel:hello', v: PROTOCOL, tabId: 7 });
-    await new Promise((r) => setTimeout(r, 0));
+    await until(() => late.received.length > 0, 'the late panel told');
     assert.deepEqual(late.received, [{ type: 'stale', line: STALE_LINE }]);
     router.hello({ type: 'bridge:hello', v: PROTOCOL, late: true }, { tab: { id: 7 }, frameId: 0 });
     assert.ok(stale.has(7), 'a late bridge is not a new document');
@@ -123,19 +124,23 @@ describe('background: restored pages and stale tabs', () => {
 
   it('a panel that says hello while the stale mark is still being written is told all the same', async () => {
     // Storage that has not finished writing: the mark is not readable yet.
-    const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async () => true, staleTabs: { mark: () => {}, clear: () => {}, has: async () => false } });
+    const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async () => true, staleTabs: { mark: () => {}, clear: () => {}, has: async (id: number) => id === 10 } });
     router.markStale(9);
     const panel = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
     router.connect(panel);
     panel.send({ type: 'panel:hello', v: PROTOCOL, tabId: 9 });
-    await new Promise((r) => setTimeout(r, 0));
+    await until(() => panel.received.length > 0, 'the panel told');
     assert.deepEqual(panel.received, [{ type: 'stale', line: STALE_LINE }]);
     // A new document in the tab: no longer stale, for a panel opened after it.
     router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 9 }, frameId: 0 });
     const after = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
     router.connect(after);
     after.send({ type: 'panel:hello', v: PROTOCOL, tabId: 9 });
-    await new Promise((r) => setTimeout(r, 0));
+    // A witness: a later hello for a tab whose mark storage has (10) takes the same asynchronous path and is answered; the first was handled before it.
+    const witness = new FakePort('panel', { url: `${ORIGIN}/panel.html` });
+    router.connect(witness);
+    witness.send({ type: 'panel:hello', v: PROTOCOL, tabId: 10 });
+    await until(() => witness.received.length > 0, 'the witness panel told');
     assert.deepEqual(after.received, []);
   });
 });

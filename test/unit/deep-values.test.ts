@@ -440,9 +440,8 @@ async function lint(file: string): Promise<{ code: number; findings: Array<{ rul
 describe('a 100,000-deep value exported: session file and HAR, read back, linted', () => {
   it('the session file holds every event whole and reads back to the same events', async () => {
     const { run, frames } = capture();
-    const t0 = performance.now();
+    // (How fast is npm run bench's to measure; here, that it finishes without recursing.)
     const text = sessionFileText(exportSession(run.clients, run.events, new Date(0)));
-    const took = performance.now() - t0;
     // Every deep frame's payload is in the file, as the page sent it.
     for (const [id, frame] of frames) {
       const payload = frame.slice(frame.indexOf('"payload":') + '"payload":'.length, -1);
@@ -455,7 +454,6 @@ describe('a 100,000-deep value exported: session file and HAR, read back, linted
     // Read back whole: the parsed file is the exported one, compared without recursion.
     assert.ok(sameJson(JSON.parse(text), exportSession(run.clients, run.events, new Date(0))));
     for (let i = 0; i < run.events.length; i++) assert.ok(sameJson(back.file.events[i], run.events[i]), `event ${i}`);
-    assert.ok(took < 10_000, `export took ${took} ms`);
   });
 
   it('the HAR holds every deep frame as it was sent and decodes back to the same payloads', () => {

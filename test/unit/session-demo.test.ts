@@ -12,6 +12,7 @@ import type { OUISurface } from '../../src/protocol/index.ts';
 import { replay } from '../../src/session/model/session-model.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { makeClient, uuid } from './session-helpers.ts';
+import { SLOW_MS, until } from '../support/wait.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -55,10 +56,16 @@ class RecordingLink implements ClientLink {
   }
 
   /** The runtime sends an event, asking for a receipt. */
-  deliver(type: string, payload: unknown): void {
+  deliver(type: string, payload: unknown): string {
     const ev = this.push({ dir: 'in', kind: 'event', type, payload, wantsAck: true });
     const receipt = (v: unknown) => void this.push({ dir: 'out', kind: 'ack', ackOf: ev.id, payload: v });
     for (const h of this.handlers) h(type, payload, receipt);
+    return ev.id;
+  }
+
+  /** Resolves once the client gave its receipt for the event `id` it was delivered. */
+  async receipted(id: string): Promise<void> {
+    await until(() => this.events.some(({ ev }) => ev.dir === 'out' && ev.kind === 'ack' && ev.ackOf === id), `the receipt for ${id}`, SLOW_MS);
   }
 
   results(requestId: string): Array<Record<string, unknown>> {
@@ -67,13 +74,21 @@ class RecordingLink implements ClientLink {
       .map(({ ev }) => ev.payload as Record<string, unknown>);
   }
 
+  /** The final results sent for `requestId` (not interim, not a trimmed re-send). */
+  finals(requestId: string): Array<Record<string, unknown>> {
+    return this.results(requestId).filter((r) => r.interim !== true && !r.delivery);
+  }
+
   async finalOf(requestId: string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 400; i++) {
-      const f = this.results(requestId).find((r) => r.interim !== true && !r.delivery);
-      if (f) return f;
-      await sleep(5);
-    }
-    throw new Error(`no final result for ${requestId}`);
+    await until(() => this.finals(requestId).length > 0, `a final result for ${requestId}`, SLOW_MS);
+    return this.finals(requestId)[0]!;
+  }
+
+  /** Resolves once the client has sent an event of `type` whose payload has `match`'s fields. */
+  async sent(type: string, match: Record<string, unknown> = {}): Promise<void> {
+    const has = () =>
+      this.events.some(({ ev }) => ev.dir === 'out' && ev.type === type && Object.entries(match).every(([k, v]) => (ev.payload as Record<string, unknown> | null)?.[k] === v));
+    await until(has, `${type} ${JSON.stringify(match)} sent`, SLOW_MS);
   }
 }
 
@@ -149,7 +164,7 @@ describe('the demo client through the session model', () => {
 
     // Approval: ask, the page grants, the request carries the grant.
     link.deliver('x-approval:ask', { approvalId: 'ap1', surfaceId: 'shop', actionId: 'pay', params: { amount: 5 } });
-    await sleep(30);
+    await link.sent('x-approval:granted', { approvalId: 'ap1' });
     await link.finalOf(request('pay', { amount: 5 }, { approval: { approvalId: 'ap1', argsHash: argsHashSync({ amount: 5 }) } }));
     // Without approval: denied.
     await link.finalOf(request('pay', { amount: 9 }));
@@ -158,15 +173,17 @@ describe('the demo client through the session model', () => {
     link.resultAck = (r) => (r.surfaces !== undefined ? { ok: false, error: 'too large' } : { ok: true });
     const big = request('add', { text: 'three' });
     await link.finalOf(big);
-    await sleep(30);
+    // The receiver refused it: the trimmed re-send (it carries `delivery`), and the receiver's answer to it.
+    const resent = () => link.events.find(({ ev }) => ev.type === 'action:result' && (ev.payload as { requestId?: string; delivery?: unknown }).requestId === big && (ev.payload as { delivery?: unknown }).delivery);
+    await until(() => resent() !== undefined && link.events.some(({ ev }) => ev.kind === 'ack' && ev.ackOf === resent()!.ev.id), 'the trimmed re-send, answered', SLOW_MS);
     link.resultAck = () => ({ ok: true });
 
     // Navigation: surfaces change, the next result reports them.
     route = '/other/page';
     client.setRoute();
     await link.finalOf(request('noop', {}, {}, 'other-page'));
-    link.deliver('observation:request', { surfaceId: 'shop', observationId: 'heavy', timestamp: Date.now() });
-    await sleep(150);
+    // Off the shop's route: the client refuses it in its receipt.
+    await link.receipted(link.deliver('observation:request', { surfaceId: 'shop', observationId: 'heavy', timestamp: Date.now() }));
     client.dispose();
 
     const model = replay(link.events);

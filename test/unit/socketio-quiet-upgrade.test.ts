@@ -207,7 +207,7 @@ describe('Socket.IO quiet upgrade, real traffic', () => {
         gated.open();
         if (manager.engine.transport.name !== 'websocket') await new Promise((r) => manager.engine.once('upgrade', r));
         if (pings) await until(() => capture.frames.filter((f) => f.transport === 'websocket' && f.dir === 'in' && 'text' in f.payload && f.payload.text === '2').length >= 2, 'two pings on the WebSocket');
-        else await new Promise((r) => setTimeout(r, 100));
+        else await until(() => capture.frames.some((f) => f.transport === 'websocket' && 'text' in f.payload && f.payload.text === '5'), 'the upgrade packet captured on the WebSocket');
       } finally {
         c.disconnect();
         manager.engine?.close();
