@@ -21,7 +21,7 @@ import type { Page as FirefoxPage } from 'puppeteer-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 import { firefoxTabId, launchFirefox, openFirefoxPanel, waitIn, type Firefox } from '../support/firefox.ts';
-import { until } from '../support/wait.ts';
+import { SLOW_MS, until } from '../support/wait.ts';
 import { MAX_BYTES, MAX_ITEMS } from '../../content/capture-buffer.ts';
 import { HEAD } from '../../content/payloads.ts';
 import { sizeText } from '../../src/session/wire/capped.ts';
@@ -363,7 +363,7 @@ describe('never silent, in Chromium', () => {
     assert.ok(found.filter((x) => x.type === 'other').every((x) => x.details.endsWith('…')));
     // The status line counts them, with what was not kept.
     const overCap = panel.getByTestId('over-cap');
-    await until(async () => (await overCap.count()) > 0 && (await overCap.innerText()) === `6 over the capture cap (${sizeText(6 * SIZE)} not kept)`, 'the over-cap count', 10_000, 100);
+    await until(async () => (await overCap.count()) > 0 && (await overCap.innerText()) === `6 over the capture cap (${sizeText(6 * SIZE)} not kept)`, 'the over-cap count', SLOW_MS, 100);
     assert.equal(await panel.getByTestId('lost').count(), 0, 'nothing dropped');
     assert.equal(await panel.getByTestId('undelivered').count(), 0, 'nothing undelivered');
     assert.deepEqual(await app.evaluate('window.got.sort()'), [`blob ${SIZE}`, `text ${SIZE}`], 'the app received both of its frames, untouched');

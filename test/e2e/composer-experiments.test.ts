@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { demoUpgraded, injectable } from '../support/demo-page.ts';
 
 let demo: DemoServer;
 let browser: Browser;
@@ -55,8 +56,9 @@ describe('the composer and experiments', () => {
     await page.goto(demo.url);
     panel = await openPanelPage(browser, await tabIdOf(browser, page));
     await demo.runtime.waitForClient();
-    await page.waitForFunction(() => document.querySelector('#status-socket')?.getAttribute('data-state') === 'connected');
-    await page.waitForTimeout(800);
+    // Injection rides Socket.IO's WebSocket: wait for the upgrade, and for the panel to have heard of it.
+    await demoUpgraded(page);
+    await injectable(panel, 'socket.io');
   });
 
   after(async () => {

@@ -38,7 +38,8 @@ async function heapAfter(b: Browser, url: string): Promise<number> {
   const cdp = await b.context.newCDPSession(app);
   await app.goto(url);
   await app.waitForFunction(() => document.title === 'done', undefined, { timeout: 180_000 }); // a wait, not a timing
-  await app.waitForTimeout(200);
+  // The server answered the last frame, so every frame left the page: nothing is still buffered in the socket.
+  await app.waitForFunction('ws.bufferedAmount === 0', undefined, { timeout: 60_000 });
   for (let i = 0; i < 3; i++) await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
   await app.close();

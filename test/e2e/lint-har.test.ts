@@ -40,6 +40,7 @@ import { fileURLToPath } from 'node:url';
 import type { CDPSession, Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { demoUpgraded, SLOW_MS } from '../support/demo-page.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/cli/oui-devtools.js');
@@ -56,10 +57,6 @@ interface LintJson {
   }>;
 }
 type LintedFile = LintJson['files'][number];
-
-interface DemoState {
-  clients: Record<'socket' | 'ws' | 'frame' | 'direct', { connected: boolean; transport?: string; surfaces: string[] }>;
-}
 
 type Linted = { status: number | null; out: LintedFile; stderr: string };
 const linted = new Map<string, Linted>();
@@ -218,10 +215,7 @@ describe('lint: the same traffic as a session file, the panel\'s HAR and Chromiu
     await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 3, undefined, { timeout: 20_000 });
     mark('panel rows');
     // Every client up, the Socket.IO one upgraded from long-polling to WebSocket.
-    await app.waitForFunction(() => {
-      const s = (window as unknown as { __demo?: { state(): DemoState } }).__demo?.state();
-      return !!s && s.clients.socket.transport === 'websocket' && Object.values(s.clients).every((c) => c.connected && c.surfaces.length > 0);
-    });
+    await demoUpgraded(app);
     mark('page and panel up');
     // The agent runtimes ask: the shop (Socket.IO over WebSocket) answers under another requestId, so the runtime
     // times out; the notifications client (plain WebSocket) answers properly under its invalid surface id.
@@ -231,15 +225,14 @@ describe('lint: the same traffic as a session file, the panel\'s HAR and Chromiu
     const list = await demo.wsRuntime.request(await demo.wsRuntime.waitForClient(), { surfaceId: 'Notifications', actionId: 'list', params: {} });
     assert.equal(list.success, true, JSON.stringify(list));
 
-    // Wait until the panel has it all: its event count steady for a while.
-    const count = async () => (await panel.getByTestId('event-count').innerText()).split('/').at(-1)!.trim();
-    let last = '';
-    for (let steady = 0, i = 0; steady < 4 && i < 100; i++) {
-      const now = await count();
-      steady = now === last ? steady + 1 : 0;
-      last = now;
-      await panel.waitForTimeout(150);
+    // Wait until the panel has it all: the last frame of each exchange, the shop's answer under its own id (`…:result`)
+    // and the notifications' answer, shown (the runtimes' later traffic is only heartbeats).
+    const filter = panel.locator('input[aria-label="Free-text filter"]');
+    for (const requestId of [`${search.requestId}:result`, list.requestId]) {
+      await filter.fill(requestId);
+      await panel.locator('.vlist [role=row][data-type="action:result"]').first().waitFor({ timeout: SLOW_MS });
     }
+    await filter.fill('');
     mark('traffic in the panel');
     await b.context.tracing.stopHar();
     await cdpHar.write(files.chromiumHar);

@@ -15,6 +15,7 @@ import { build } from 'esbuild';
 import { Server, type Socket as ServerSocket } from 'socket.io';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { injectable, SLOW_MS } from '../support/demo-page.ts';
 
 interface QuietServer {
   url: string;
@@ -23,6 +24,8 @@ interface QuietServer {
   client(): Promise<ServerSocket>;
   /** Socket.IO messages the server received over a WebSocket, by Engine.IO session. */
   wsMessages: number;
+  /** Heartbeat answers (pong packets) the server received over a WebSocket. */
+  wsPongs: number;
   upgraded: boolean;
   results: Array<{ requestId?: string }>;
   close(): Promise<void>;
@@ -50,11 +53,12 @@ async function startQuietServer(opts: { pingInterval?: number } = {}): Promise<Q
     res.writeHead(404).end();
   });
   const io = new Server(server, { serveClient: false, ...(opts.pingInterval ? { pingInterval: opts.pingInterval, pingTimeout: 5000 } : {}) });
-  const state: Omit<QuietServer, 'url' | 'io' | 'client' | 'close'> = { wsMessages: 0, upgraded: false, results: [] };
+  const state: Omit<QuietServer, 'url' | 'io' | 'client' | 'close'> = { wsMessages: 0, wsPongs: 0, upgraded: false, results: [] };
   io.engine.on('connection', (conn: { on(ev: string, fn: (...a: never[]) => void): void; transport: { name: string } }) => {
     conn.on('upgrade', () => (state.upgraded = true));
     conn.on('packet', (p: { type: string }) => {
       if (p.type === 'message' && conn.transport.name === 'websocket') state.wsMessages++;
+      if (p.type === 'pong' && conn.transport.name === 'websocket') state.wsPongs++;
     });
   });
   let resolveClient!: (s: ServerSocket) => void;
@@ -135,8 +139,10 @@ for (const variant of ['polling, then a quiet upgrade', 'polling, then a quiet u
         await page.evaluate(() => (window as unknown as { __quiet: { upgrade(): void } }).__quiet.upgrade());
       }
       await until(() => page.evaluate(() => (window as unknown as { __quiet: { transport(): string } }).__quiet.transport() === 'websocket'), 'the client on WebSocket');
-      if (pings) await page.waitForTimeout(600);
-      else await page.waitForTimeout(300);
+      // Heartbeats only: some have gone over the WebSocket before anything else.
+      if (pings) await until(() => server.wsPongs >= 2, 'two heartbeats over the WebSocket', SLOW_MS);
+      // The panel has heard of the upgrade: it offers the client as injectable.
+      await injectable(panel, 'socket.io');
     });
 
     after(async () => {

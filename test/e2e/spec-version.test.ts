@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { launch, openAppAndPanel, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 import { notesPage, requestOnRegister } from '../support/notes-page.ts';
+import { SLOW_MS } from '../support/wait.ts';
 
 
 describe('the spec release a client is judged by', () => {
@@ -47,8 +48,12 @@ describe('the spec release a client is judged by', () => {
   test('a client whose surfaces declare 0.4.1 is judged by it, whatever the pick', async () => {
     const panel = await findingsOf('/declares');
     await panel.getByRole('combobox', { name: 'Spec version' }).selectOption('0.6.0');
-    await panel.waitForTimeout(500);
+    await panel.getByTestId('judged-version').filter({ hasText: /judged by spec 0\.6\.0; .* declares 0\.4\.1/ }).waitFor({ timeout: SLOW_MS });
+    // The witness: the model has applied the result (out of the reorder window) and checked its hash; under 0.6.0 it would be flagged.
+    await panel.getByRole('tab', { name: 'Hashes' }).click();
+    await panel.locator('tr[data-verdict=missing]').first().waitFor({ timeout: SLOW_MS });
+    await panel.getByRole('tab', { name: 'Findings' }).click();
+    await panel.getByTestId('judged-version').waitFor({ timeout: SLOW_MS });
     assert.equal(await panel.locator('li.finding[data-rule=hash-missing]').count(), 0);
-    assert.match(await panel.getByTestId('judged-version').innerText(), /declares 0\.4\.1/);
   });
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { demoUpgraded } from '../support/demo-page.ts';
 
 type Panel = Page | Frame;
 
@@ -59,8 +60,7 @@ async function checkEveryTransport(demo: DemoServer, page: Page, panel: Panel): 
   await waitFor(panel, 'direct-hook registration', has('direct', 'surface:register', 'help'));
 
   const client = await demo.runtime.waitForClient();
-  await page.waitForFunction(() => document.querySelector('#status-socket')?.getAttribute('data-state') === 'connected');
-  await page.waitForTimeout(300); // let the client finish its upgrade to WebSocket
+  await demoUpgraded(page); // the client has finished its upgrade to WebSocket
   const result = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: 'mug' } });
   assert.equal(result.success, true);
   await filter('search');

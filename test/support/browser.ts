@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findBrowser } from '../../scripts/browsers.ts';
 import { ensureFreshBuild } from './fresh-build.ts';
+import { SLOW_MS } from './wait.ts';
 
 // Lets Playwright see DevTools windows (targets of type "other"); read when a browser is launched.
 process.env.PW_CHROMIUM_ATTACH_TO_OTHER = '1';
@@ -97,7 +98,14 @@ export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
   let worker: Worker | null = null;
   let extensionId: string | null = null;
   if (extension) {
-    worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+    try {
+      worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: SLOW_MS }));
+    } catch (e) {
+      // A browser left open keeps the test process alive: it would hang instead of failing.
+      await context.close().catch(() => {});
+      rmSync(userDataDir, { recursive: true, force: true });
+      throw e;
+    }
     extensionId = new URL(worker.url()).host;
   }
   return {
@@ -137,7 +145,7 @@ export async function openPanelPage(b: Browser, tabId: number): Promise<Page> {
  * The OUI panel inside real DevTools (launch with `devtools: true`): finds the
  * DevTools window, clicks the OUI tab and returns the panel's frame.
  */
-export async function openDevtoolsPanel(b: Browser, timeout = 20_000): Promise<import('playwright-core').Frame> {
+export async function openDevtoolsPanel(b: Browser, timeout = SLOW_MS): Promise<import('playwright-core').Frame> {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
     const devtools = b.context.pages().find((p) => p.url().startsWith('devtools://'));
@@ -169,6 +177,6 @@ export async function openAppAndPanel(b: Browser, url: string, title: string, ro
   const panel = await openPanelPage(b, await tabIdOf(b, app));
   const errors: string[] = [];
   panel.on('pageerror', (e) => errors.push(e.message));
-  await panel.waitForFunction((n) => document.querySelectorAll('.vlist [role=row]').length >= n, rows, { timeout: 20_000 });
+  await panel.waitForFunction((n) => document.querySelectorAll('.vlist [role=row]').length >= n, rows, { timeout: SLOW_MS });
   return { app, panel, errors };
 }
