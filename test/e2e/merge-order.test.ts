@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { SLOW_MS } from '../support/wait.ts';
 
 const REQUESTS = 200;
 
@@ -64,7 +65,7 @@ describe('a cross-origin iframe client answering many requests quickly', () => {
       await panel.fill('input[aria-label="Surface"]', 'coupon-widget');
       await panel.fill('input[aria-label="Action"]', 'apply_coupon');
       // Everything captured has reached the panel...
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + SLOW_MS; // a wait for a loaded machine, not a timing
       let all = 0;
       while (Date.now() < deadline && (all = await shown(panel, '')) < REQUESTS) await panel.waitForTimeout(200);
       assert.equal(all, REQUESTS, 'every request reached the panel');
