@@ -4,25 +4,16 @@ import type { WireEvent } from '../src/session/wire/wire.ts';
 
 /**
  * What `toLocaleTimeString(undefined, { hour12: false })` says, from one
- * formatter: that call builds a new one each time (about a millisecond),
- * which a list of rows paid per row.
+ * formatter made once: that call builds a new one each time (about a
+ * millisecond), which a list of rows paid per row. A constant, not a cache:
+ * nothing in this module changes after it is loaded.
  */
-let timeFormat: Intl.DateTimeFormat | undefined;
-/** The last second formatted: rows next to each other mostly share it. */
-let lastSecond = NaN;
-let lastText = '';
+const TIME_OF_DAY = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric', hour12: false });
 
 export function clock(t: number): string {
   const d = new Date(t);
-  const time = d.getTime();
-  if (Number.isNaN(time)) return 'Invalid Date.NaN';
-  const second = Math.floor(time / 1000);
-  if (second !== lastSecond) {
-    timeFormat ??= new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric', hour12: false });
-    lastText = timeFormat.format(d);
-    lastSecond = second;
-  }
-  return `${lastText}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+  if (Number.isNaN(d.getTime())) return 'Invalid Date.NaN';
+  return `${TIME_OF_DAY.format(d)}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 
 export function ms(n: number | undefined): string {
