@@ -535,9 +535,10 @@ describe('Timeline filter', () => {
     const c: TimelineCriteria = { ...NO_CRITERIA, text: '3' };
     assert.deepEqual(ids(f.update(w.source(), c, w.epoch)), ids(w.expected(c)));
     assert.ok(w.events.every((ev) => f.prepared(ev)));
-    let slices = 0;
-    while (f.prepare(w.source(), slice(0))) slices++;
-    assert.ok(slices < 10);
+    // One chunk a slice from where it stopped: 40 events in 8s are done within 6 slices (bodies, then rows).
+    let slices = 1;
+    while (slices < 20 && f.prepare(w.source(), slice(0))) slices++;
+    assert.ok(slices <= 6, `${slices} slices`);
     const c2: TimelineCriteria = { ...c, text: '33' };
     assert.deepEqual(ids(f.update(w.source(), c2, w.epoch)), ids(w.expected(c2)));
     assert.equal(f.mode, 'narrow');
