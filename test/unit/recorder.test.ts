@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Recorder } from '../../src/session/wire/recorder.ts';
-import { canonicalOrder } from '../../src/session/wire/order.ts';
+import { canonicalOrder, insertAt } from '../../src/session/wire/order.ts';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook, T0 } from '../support/capture-items.ts';
 
@@ -99,6 +99,20 @@ describe('Recorder', () => {
         assert.deepEqual(ids(r), order.slice(order.length - r.events.length).map((e) => e.id));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('inserts as splice does, near the end (by hand) or far from it (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 700 }), fc.nat(), (n, k) => {
+        const list = Array.from({ length: n }, (_, i) => i);
+        const at = k % (n + 1);
+        const expected = [...list];
+        expected.splice(at, 0, -1);
+        insertAt(list, at, -1);
+        assert.deepEqual(list, expected);
+      }),
+      { numRuns: 200 },
     );
   });
 

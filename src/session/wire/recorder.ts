@@ -9,7 +9,7 @@ import { WireDecoder } from './decoder.ts';
 import type { WireClient, WireEvent } from './wire.ts';
 import { isWorkerHook } from '../../capture/types.ts';
 import { omittedOf } from './capped.ts';
-import { MAX_EVENTS, SourceClocks, insertPlaced, type Placed } from './order.ts';
+import { MAX_EVENTS, SourceClocks, insertAt, insertPlaced, type Placed } from './order.ts';
 
 export { MAX_EVENTS };
 
@@ -69,8 +69,7 @@ export class Recorder {
       if (ev === null || typeof ev !== 'object') continue;
       const p = this.clocks.place(ev, 0);
       const at = insertPlaced(this.placed, p);
-      if (at === this.events.length) this.events.push(ev);
-      else this.events.splice(at, 0, ev);
+      insertAt(this.events, at, ev);
       this.byId.set(ev.id, ev);
     }
     if (this.events.length > this.maxEvents) {
