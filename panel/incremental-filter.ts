@@ -41,8 +41,10 @@
  * character (each deletion is a full pass over prepared rows, 6-36 ms at
  * that load; with snapshots ~0), and skipping the re-read of requests while
  * the model's revision stands still (~1 ms a keystroke at 10,000 requests).
- * In the panel (bench/panel.ts) at that load, keystroke figures vary more
- * from run to run than any of these differences but the signatures'.
+ * In the panel (bench/panel.ts, load ~2): keystrokes typed median 20.5 ms,
+ * max 53; deleted median 25 ms, max 45 (with snapshots 17 and 23). At load
+ * 12-19 the panel's figures vary more from run to run than any of these
+ * differences but the signatures'.
  */
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { sortedIndexOfNumber } from '../src/session/sorted-index.ts';
