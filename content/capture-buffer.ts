@@ -19,7 +19,7 @@
  * - Delivery keeps capture order, and an item whose payload is still being
  *   read (a Blob) holds back the items after it (Outbox).
  */
-import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, DropReport, TransportKind } from '../src/capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedKind, CapturedPayload, Cursors, DropCounts, DropReport, TransportKind } from '../src/capture/captured-items.ts';
 import type { Natives } from './natives.ts';
 import { createHeldAnswers, type HeldAnswers } from './answers.ts';
 import { createQuietRing, showsOui } from './quiet-ring.ts';

@@ -6,7 +6,7 @@
  * serialising: a UTF-16 unit becomes at most 6 bytes of JSON (`\u0001`), a
  * byte at most 4/3 (the bridge sends bytes as base64).
  */
-import type { CapturedItem } from '../src/capture/types.ts';
+import type { CapturedItem } from '../src/capture/captured-items.ts';
 import type { HookMessage } from '../src/messages.ts';
 import { append } from './primordials.ts';
 

@@ -7,7 +7,7 @@
  * clients. Memory is bounded by 2 × MAX_CLIENTS states however many
  * clients a page makes.
  */
-import type { CapturedClient } from '../src/capture/types.ts';
+import type { CapturedClient } from '../src/capture/captured-items.ts';
 import { createDropLedger, type DropLedger } from './drop-ledger.ts';
 import { SafeMap, firstKey } from './primordials.ts';
 

@@ -5,7 +5,7 @@
  * why). Read only when a panel asks; bounded, and what no longer fits is
  * counted.
  */
-import type { WorkerCoverage } from '../src/capture/types.ts';
+import type { WorkerCoverage } from '../src/capture/captured-items.ts';
 import type { ChildFrame, FrameReport } from '../src/capture/coverage.ts';
 import { natives } from './natives.ts';
 import { getter, uncurry } from './scope-natives.ts';

@@ -7,7 +7,7 @@
  * run, or a few (a pinned item of the quiet ring dropped later than the items
  * after it).
  */
-import type { DropReport } from '../src/capture/types.ts';
+import type { DropReport } from '../src/capture/captured-items.ts';
 
 /** Runs kept per client; past this the two oldest are merged (still exact for any cursor outside them). */
 const MAX_RUNS = 8;

@@ -6,7 +6,7 @@
  * carry. Each client is announced before its first item. One timer at most is
  * pending (`scheduleFlush`).
  */
-import type { CapturedClient, CapturedItem } from '../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../src/capture/captured-items.ts';
 import { chunkItems } from './chunks.ts';
 import { SafeSet, append } from './primordials.ts';
 

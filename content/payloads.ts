@@ -2,7 +2,7 @@
  * Payloads as the hook keeps them: text as is (large frames as a head of
  * their own), bytes copied, JS values copied at the moment they are seen.
  */
-import type { CapturedPayload, OmittedPayload } from '../src/capture/types.ts';
+import type { CapturedPayload, OmittedPayload } from '../src/capture/captured-items.ts';
 import { bytesToBase64 } from '../src/protocol/base64.ts';
 
 /** Frames longer than this (UTF-16 units or bytes) keep only their head and their size. */

@@ -6,7 +6,7 @@
  * needs them to read the session once OUI traffic starts. When a client shows
  * OUI traffic, its items move to the log in their order.
  */
-import type { CapturedItem } from '../src/capture/types.ts';
+import type { CapturedItem } from '../src/capture/captured-items.ts';
 import { looksLikeOuiText } from '../src/capture/contract.ts';
 import { SafeMap, SafeWeakSet, append, firstKey } from './primordials.ts';
 

@@ -5,7 +5,7 @@
  * is lost and the intake drops anything seen twice.
  */
 import { PROTOCOL, readToPanel, type FromPanel, type HookMessage } from '../src/messages.ts';
-import type { Cursors } from '../src/capture/types.ts';
+import type { Cursors } from '../src/capture/captured-items.ts';
 
 export interface ConnectionHandlers {
   cursors(): Cursors;

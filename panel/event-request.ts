@@ -5,7 +5,7 @@
  * from the recorder (and out of its by-id lookup).
  */
 import type { WireEvent } from '../src/session/wire/wire.ts';
-import { field } from './format.ts';
+import { field } from './display-text.ts';
 
 export class RequestIds {
   /** '' when the acknowledged event has no request. */

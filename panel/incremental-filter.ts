@@ -48,7 +48,7 @@
  */
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { sortedIndexOfNumber } from '../src/session/sorted-index.ts';
-import { categoryOf, field, surfaceOf } from './format.ts';
+import { categoryOf, field, surfaceOf } from './display-text.ts';
 import { RequestIds } from './event-request.ts';
 import { SearchBodies, Signatures, bitsDecide, headBorrows, headOf, holds, needleBits, needleOf, type Needle, type RequestFacts } from './search-text.ts';
 import { meetsCriteria, narrows, queryOf, sameQuery, type EventFacts, type Query, type TimelineCriteria } from './timeline-criteria.ts';

@@ -15,7 +15,7 @@
  *   between them is no context any case mapping reads across.
  */
 import type { WireEvent } from '../src/session/wire/wire.ts';
-import { field, short, surfaceOf, typeLabel } from './format.ts';
+import { field, short, surfaceOf, typeLabel } from './display-text.ts';
 
 /** What the head reads of a request; the model's RequestState has it. */
 export interface RequestFacts {

@@ -5,7 +5,7 @@
  * prepared rows) and the unit tests' oracle (over readers written from the
  * filter's meaning) decide with the same rule and differ only in the facts.
  */
-import type { Category } from './format.ts';
+import type { Category } from './display-text.ts';
 
 export interface TimelineCriteria {
   /** Client key; '' for every client. */

@@ -13,7 +13,7 @@
  * answer null for anything else; items are checked one by one further on, by
  * the capture intake, which must also count what it cannot take.
  */
-import type { CapturedClient, CapturedItem, Cursors, DropCounts, DropReport, InjectTarget, WorkerCoverage } from './capture/types.ts';
+import type { CapturedClient, CapturedItem, Cursors, DropCounts, DropReport, InjectTarget, WorkerCoverage } from './capture/captured-items.ts';
 import type { ChildFrame, FrameReport } from './capture/coverage.ts';
 import { isRecord } from './protocol/json-object.ts';
 

@@ -11,7 +11,7 @@
  * are copied as JSON at call time, since the app may mutate the objects later.
  */
 import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts';
-import type { CapturedClient } from '../../src/capture/types.ts';
+import type { CapturedClient } from '../../src/capture/captured-items.ts';
 import { DIRECT_METHOD } from '../../src/capture/contract.ts';
 import { SafeMap, SafeSet, SafeWeakMap, append, firstKey, microtask, slice, toArray } from '../primordials.ts';
 

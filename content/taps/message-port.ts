@@ -37,7 +37,7 @@ import { connectRealms, foreignRealmOp, provideRealmOp } from '../realm-link.ts'
 import { framePath } from './post-message.ts';
 import { isOuiType } from '../../src/capture/contract.ts';
 import { HOOK_PORT_MARKER } from '../../src/messages.ts';
-import type { CapturedClient } from '../../src/capture/types.ts';
+import type { CapturedClient } from '../../src/capture/captured-items.ts';
 import { getter } from '../scope-natives.ts';
 import { SafeWeakMap } from '../primordials.ts';
 import {

@@ -5,7 +5,7 @@
  * Engine.IO URL are looked at; every other request passes untouched.
  */
 import { bytesPayload, textPayload, type CaptureBuffer } from '../capture-buffer.ts';
-import type { CapturedClient } from '../../src/capture/types.ts';
+import type { CapturedClient } from '../../src/capture/captured-items.ts';
 import { disguise, ownerOf, replaceProperty } from '../disguise.ts';
 import { BoundedMap } from '../bounded-map.ts';
 import { SafeWeakMap, exec, indexOf, slice } from '../primordials.ts';

@@ -6,8 +6,8 @@
  * its two halves were captured in two frames.
  */
 import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts';
-import { pairingKey, type CapturedClient } from '../../src/capture/types.ts';
-import { sentToClient } from '../../src/protocol/types.ts';
+import { pairingKey, type CapturedClient } from '../../src/capture/captured-items.ts';
+import { sentToClient } from '../../src/protocol/oui-types.ts';
 import { isOuiType } from '../../src/capture/contract.ts';
 import { natives } from '../natives.ts';
 import { BoundedMap } from '../bounded-map.ts';

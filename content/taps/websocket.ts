@@ -11,7 +11,7 @@ import { BINARY_HEAD, FRAME_CAP, bytesHeadPayload } from '../payloads.ts';
 import { disguiseConstructor, disguiseMethod, replaceProperty } from '../disguise.ts';
 import { foreignRealmOp, provideRealmOp } from '../realm-link.ts';
 import { getter, uncurry } from '../scope-natives.ts';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import { SafeMap, SafeWeakMap } from '../primordials.ts';
 import { socketIoResultAck } from '../socketio-ack.ts';
 

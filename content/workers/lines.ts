@@ -10,7 +10,7 @@
  * holds), an injection only to the worker whose hook it names. Nothing is
  * kept here: each worker hook keeps its own bounded buffer.
  */
-import { isWorkerHook, type Cursors, type WorkerCoverage } from '../../src/capture/types.ts';
+import { isWorkerHook, type Cursors, type WorkerCoverage } from '../../src/capture/captured-items.ts';
 import type { HookCommand, HookMessage } from '../../src/messages.ts';
 import { isLineMessage } from './protocol.ts';
 import { SafeMap, startsWith } from '../primordials.ts';

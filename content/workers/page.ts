@@ -13,7 +13,7 @@
  */
 import type { CaptureBuffer } from '../capture-buffer.ts';
 import { noteWorker } from '../coverage.ts';
-import { workerHookId, type WorkerCoverage } from '../../src/capture/types.ts';
+import { workerHookId, type WorkerCoverage } from '../../src/capture/captured-items.ts';
 import { createLines, type Downstream } from './lines.ts';
 import { lineNatives } from './line-natives.ts';
 import { wrapWorkers } from './wrap.ts';

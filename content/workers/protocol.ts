@@ -10,7 +10,7 @@
  * bridge), HookCommands down, and the few line messages below.
  */
 import type { HookMessage } from '../../src/messages.ts';
-import type { WorkerCoverage } from '../../src/capture/types.ts';
+import type { WorkerCoverage } from '../../src/capture/captured-items.ts';
 import type { PolicyState } from './policy.ts';
 
 export interface WorkerHookConfig {

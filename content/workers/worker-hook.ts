@@ -19,7 +19,7 @@ import { tapWebSocket, deliverToSocket, sockets } from '../taps/websocket.ts';
 import { tapPolling } from '../taps/polling.ts';
 import { lastSeqs, payloadSizes } from '../chunks.ts';
 import { PROTOCOL, readHookCommand, type HookCommand, type HookMessage } from '../../src/messages.ts';
-import { workerHookId } from '../../src/capture/types.ts';
+import { workerHookId } from '../../src/capture/captured-items.ts';
 import { workerNatives } from './worker-natives.ts';
 import { lineNatives } from './line-natives.ts';
 import { createLines } from './lines.ts';

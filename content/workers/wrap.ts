@@ -21,7 +21,7 @@
  * toString, `instanceof`, `.constructor`, subclasses.
  */
 import { disguise, disguiseConstructor, replaceProperty } from '../disguise.ts';
-import type { WorkerCoverage } from '../../src/capture/types.ts';
+import type { WorkerCoverage } from '../../src/capture/captured-items.ts';
 import { planWorker, REASONS, type Plan, type PolicyState, type WorkerType } from './policy.ts';
 import { LINE_MARK, type WorkerHookConfig } from './protocol.ts';
 import { MAX_LINES, type Lines } from './lines.ts';

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import type { JSONSchema } from '../../src/protocol/index.ts';
 import { JsonTree } from './json-tree.tsx';
-import { short } from '../format.ts';
+import { short } from '../display-text.ts';
 
 const MAX_DEPTH = 8;
 

@@ -1,7 +1,6 @@
 /** Receipts, result acknowledgments accepted or refused, trimmed re-sends and repeats, and how the client handled them. */
-import type { AckKind, ClientState } from '../../src/session/model/types.ts';
-import { clock } from '../format.ts';
-import { useModel } from '../store-context.ts';
+import type { AckKind, ClientState } from '../../src/session/model/model-types.ts';
+import { clock } from '../display-text.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -18,7 +17,6 @@ function requestLabel(c: ClientState, requestId: string | undefined): string {
 }
 
 function ClientAcks({ c }: { c: ClientState }) {
-  useModel();
   if (!c.acks.length) return <p class="muted">No acknowledgment, receipt, trimmed re-send or repeat yet.</p>;
   return (
     <table class="grid acks">
@@ -55,7 +53,6 @@ function ClientAcks({ c }: { c: ClientState }) {
 }
 
 export function Acks() {
-  useModel();
   return (
     <div class="view" data-testid="acks-view">
       <PerClient empty="No client yet." render={(c) => <ClientAcks c={c} />} />

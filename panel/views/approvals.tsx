@@ -1,7 +1,6 @@
 /** Every request to an action that needs approval: the approval it carried, the argsHash recomputed from its params, expiry, outcome. */
-import type { ApprovalCheck, ClientState } from '../../src/session/model/types.ts';
-import { clock } from '../format.ts';
-import { useModel } from '../store-context.ts';
+import type { ApprovalCheck, ClientState } from '../../src/session/model/model-types.ts';
+import { clock } from '../display-text.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -12,7 +11,6 @@ function verdict(a: ApprovalCheck): { text: string; cls: string } {
 }
 
 function ClientApprovals({ c }: { c: ClientState }) {
-  useModel();
   if (!c.approvals.length) return <p class="muted">No request to an action that needs approval yet.</p>;
   return (
     <table class="grid approvals">
@@ -57,7 +55,6 @@ function ClientApprovals({ c }: { c: ClientState }) {
 }
 
 export function Approvals() {
-  useModel();
   return (
     <div class="view" data-testid="approvals-view">
       <PerClient empty="No client yet." render={(c) => <ClientApprovals c={c} />} />

@@ -1,6 +1,6 @@
 /** Per-client views show one client, or every client one after the other: never merged (§7.3.5). */
 import type { ComponentChildren } from 'preact';
-import type { ClientState } from '../../src/session/model/types.ts';
+import type { ClientState } from '../../src/session/model/model-types.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';
 import { useModel } from '../store-context.ts';
 

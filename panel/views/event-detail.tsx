@@ -2,7 +2,7 @@
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { safeJson } from '../copy.ts';
-import { bytes, clock, ms, typeLabel } from '../format.ts';
+import { bytes, clock, ms, typeLabel } from '../display-text.ts';
 import { useModel, useStore } from '../store-context.ts';
 import type { DetailTab } from '../store.ts';
 import type { ComposerState } from '../composer.ts';

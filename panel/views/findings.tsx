@@ -3,10 +3,10 @@
  * (the page's client or its agent runtime), each linked to the events that
  * show it, judged by the spec release picked in the toolbar.
  */
-import type { Finding, Party, Severity } from '../../src/session/model/types.ts';
+import type { Finding, Party, Severity } from '../../src/session/model/model-types.ts';
 import { ruleById } from '../../src/session/model/rules.ts';
 import { copyText, safeJson } from '../copy.ts';
-import { clock } from '../format.ts';
+import { clock } from '../display-text.ts';
 import { useModel, useStore } from '../store-context.ts';
 import type { SessionModel } from '../../src/session/model/session-model.ts';
 import type { Timers } from '../../src/session/model/timers.ts';

@@ -1,8 +1,7 @@
 /** Each reported surfacesHash beside the recomputed one, and what changed between consecutive surface sets. */
-import type { ClientState, HashVerdict } from '../../src/session/model/types.ts';
+import type { ClientState, HashVerdict } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
-import { clock } from '../format.ts';
-import { useModel } from '../store-context.ts';
+import { clock } from '../display-text.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -17,7 +16,6 @@ const VERDICT: Record<HashVerdict, string> = {
 };
 
 function ClientHashes({ c }: { c: ClientState }) {
-  useModel();
   return (
     <>
       <table class="grid hashes">
@@ -74,7 +72,6 @@ function ClientHashes({ c }: { c: ClientState }) {
 }
 
 export function Hashes() {
-  useModel();
   return (
     <div class="view" data-testid="hashes-view">
       <PerClient empty="No client yet." render={(c) => <ClientHashes c={c} />} />

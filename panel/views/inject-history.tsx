@@ -1,8 +1,8 @@
 /** What this panel injected, newest first: delivery, and the client's answer, which opens up to its data or error. */
 import type { OUIActionResult } from '../../src/protocol/index.ts';
-import type { RequestState } from '../../src/session/model/types.ts';
+import type { RequestState } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
-import { clock, short } from '../format.ts';
+import { clock, short } from '../display-text.ts';
 import { useModel } from '../store-context.ts';
 
 /** The client's final answer, in one line: "success", "error CODE: message", or where the request stands. */

@@ -10,7 +10,7 @@ import { whyNotInjectable } from '../../src/session/wire/injection.ts';
 import type { SessionModel } from '../../src/session/model/session-model.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';
 import { SchemaForm, initialValue } from '../components/schema-form.tsx';
-import { short } from '../format.ts';
+import { short } from '../display-text.ts';
 import { hashOf, parseParams, type ComposerState } from '../composer.ts';
 import { useModel, useStore } from '../store-context.ts';
 import { InjectHistory } from './inject-history.tsx';

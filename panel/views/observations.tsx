@@ -1,15 +1,13 @@
 /** Per observation: the current value as a tree, its history as readable diffs, schema verdicts and update rate. */
-import type { ClientState } from '../../src/session/model/types.ts';
+import type { ClientState } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
-import { clock } from '../format.ts';
-import { useModel } from '../store-context.ts';
+import { clock } from '../display-text.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
 const SHOWN_HISTORY = 50;
 
 function ClientObservations({ c }: { c: ClientState }) {
-  useModel();
   const list = [...c.observations.values()];
   if (!list.length) return <p class="muted">No observation update yet.</p>;
   return (
@@ -56,7 +54,6 @@ function ClientObservations({ c }: { c: ClientState }) {
 }
 
 export function Observations() {
-  useModel();
   return (
     <div class="view" data-testid="observations-view">
       <PerClient empty="No client yet." render={(c) => <ClientObservations c={c} />} />

@@ -1,7 +1,7 @@
 /** Requests the user saved for an origin: save what the composer holds, load one back into it, delete. */
 import { useEffect, useState } from 'preact/hooks';
 import { parseParams } from '../composer.ts';
-import { short } from '../format.ts';
+import { short } from '../display-text.ts';
 import type { SavedRequest } from '../injector.ts';
 import { useStore } from '../store-context.ts';
 

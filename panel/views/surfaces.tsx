@@ -1,10 +1,9 @@
 /** What the agent can do on this page right now: each client's mounted surfaces, their actions and observations, and their lifecycle. */
 import { effectAccess, requiresApproval, type OUIAction, type OUISurface } from '../../src/protocol/index.ts';
-import type { ClientState } from '../../src/session/model/types.ts';
+import type { ClientState } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaView } from '../components/schema-view.tsx';
-import { clock, short } from '../format.ts';
-import { useModel } from '../store-context.ts';
+import { clock, short } from '../display-text.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -30,7 +29,6 @@ function ActionRow({ a }: { a: OUIAction }) {
 }
 
 function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; since: number; eventId: string }) {
-  useModel();
   const routes = s.activation?.routes;
   const obs = Array.isArray(s.observations) ? s.observations : [];
   return (
@@ -82,7 +80,6 @@ function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; 
 }
 
 function ClientSurfaces({ c }: { c: ClientState }) {
-  useModel();
   const mounted = [...c.surfaces.values()];
   return (
     <>
@@ -105,7 +102,6 @@ function ClientSurfaces({ c }: { c: ClientState }) {
 }
 
 export function Surfaces() {
-  useModel();
   return (
     <div class="view surfaces" data-testid="surfaces-view">
       <PerClient empty="No client has registered a surface yet." render={(c) => <ClientSurfaces c={c} />} />

@@ -9,9 +9,9 @@
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
-import type { RequestState } from '../../src/session/model/types.ts';
+import type { RequestState } from '../../src/session/model/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
-import { clock, field, ms, short, typeLabel, type Category } from '../format.ts';
+import { clock, field, ms, short, typeLabel, type Category } from '../display-text.ts';
 import { targetOf } from '../search-text.ts';
 import { StoreContext, useStore } from '../store-context.ts';
 import type { PanelStore, Session } from '../store.ts';

@@ -6,7 +6,7 @@
  * Written for the page hook too: nothing here calls a builtin a page can
  * replace on the hot path (no Array.prototype.includes, no iterators).
  */
-import { OUI_PROTOCOL_EVENT_TYPES } from '../protocol/types.ts';
+import { OUI_PROTOCOL_EVENT_TYPES } from '../protocol/oui-types.ts';
 
 const PROTOCOL_TYPES: Record<string, true> = Object.create(null);
 for (let i = 0; i < OUI_PROTOCOL_EVENT_TYPES.length; i++) PROTOCOL_TYPES[OUI_PROTOCOL_EVENT_TYPES[i]!] = true;
@@ -14,7 +14,7 @@ for (let i = 0; i < OUI_PROTOCOL_EVENT_TYPES.length; i++) PROTOCOL_TYPES[OUI_PRO
 /**
  * An OUI event type: one the protocol defines, or an extension type (`x-…`,
  * which the spec lets any party send and any receiver ignore). Agrees with
- * protocol/types.ts (`isProtocolEventType || isExtensionEventType`), which
+ * protocol/oui-types.ts (`isProtocolEventType || isExtensionEventType`), which
  * the model and the validator judge by: a bare `x-` is an extension there too.
  */
 export function isOuiType(type: unknown): type is string {

@@ -6,7 +6,7 @@
  * the capture cannot see. Pure: the panel gives it the reports and the site
  * access, and renders the rows.
  */
-import type { WorkerCoverage } from './types.ts';
+import type { WorkerCoverage } from './captured-items.ts';
 
 /** A child frame as its parent's hook sees it. */
 export interface ChildFrame {

@@ -16,7 +16,7 @@
  *
  * Pure: the hook (content/taps/message-port.ts) and the tests use it as is.
  */
-import { sentToClient } from '../protocol/types.ts';
+import { sentToClient } from '../protocol/oui-types.ts';
 
 // Taken when the module is evaluated (the hook: before any page script), so a page that replaces them later changes no key.
 const imul = Math.imul;

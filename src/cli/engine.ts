@@ -27,9 +27,9 @@ import type { SessionModel } from '../session/model/session-model.ts';
 import type { Timers } from '../session/model/timers.ts';
 import { ModelFeed, comparePlaced, type Placed } from '../session/model/merge.ts';
 import { sortedIndex } from '../session/sorted-index.ts';
-import type { Finding } from '../session/model/types.ts';
+import type { Finding } from '../session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
-import type { CapturedClient, CapturedItem } from '../capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../capture/captured-items.ts';
 
 /**
  * Records held for reordering, per window. A session file is in time order

@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { JsonScanner, ScanError } from './json-scan.ts';
 import { InputError, LintEngine, type LintReport } from './engine.ts';
-import { atLeast, format, type FileResult } from './format.ts';
+import { atLeast, format, type FileResult } from './report-formats.ts';
 import { USAGE, UsageError, parseArgs, type Options } from './options.ts';
 import type { Timers } from '../session/model/timers.ts';
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isRuleId, isSpecVersion, SPEC_VERSIONS } from '../session/model/rules.ts';
-import type { Severity } from '../session/model/types.ts';
+import type { Severity } from '../session/model/model-types.ts';
 import { isTimerValue, SPEC_TIMERS, TIMER_KEYS, type Timers } from '../session/model/timers.ts';
 
 export const FORMATS = ['text', 'json', 'junit', 'sarif', 'github'] as const;

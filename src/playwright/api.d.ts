@@ -76,7 +76,7 @@ export interface OuiSessionFile {
   events: OuiWireEvent[];
 }
 
-/** What the session model holds (the panel's model; see src/session/model/types.ts for every field). */
+/** What the session model holds (the panel's model; see src/session/model/model-types.ts for every field). */
 export interface OuiSessionModel {
   readonly findings: OuiFinding[];
   /** Per client key: its surfaces (mounted now, by id), requests, observations, hashes, approvals, acknowledgments, counts. */

@@ -17,7 +17,7 @@ import { Recorder } from '../session/wire/recorder.ts';
 import { ModelFeed, canonicalOrder } from '../session/model/merge.ts';
 import type { SessionModel } from '../session/model/session-model.ts';
 import type { Timers } from '../session/model/timers.ts';
-import type { Finding, Severity } from '../session/model/types.ts';
+import type { Finding, Severity } from '../session/model/model-types.ts';
 import { exportSession, type SessionFile } from '../session/wire/session-file.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import { OUI_FIXTURE_BINDING, OUI_FLUSH_EVENT_PLACEHOLDER } from './binding.ts';

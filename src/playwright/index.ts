@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { test as base, expect as baseExpect } from '@playwright/test';
 import type { ExpectMatcherState, MatcherReturnType } from '@playwright/test';
 import { OuiCapture, filterFindings, isSeverity, SEVERITIES } from './capture.ts';
-import { formatFindings } from './format.ts';
+import { formatFindings } from './failure-text.ts';
 import { OUI_FIXTURE_BINDING } from './binding.ts';
 import { fixtureTimers } from './timers.ts';
 import { sessionFileText } from '../session/wire/session-file.ts';

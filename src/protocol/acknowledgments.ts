@@ -6,7 +6,7 @@
  */
 
 import { isArraySafe, safeGet } from './json-copy.ts';
-import type { OUIAcknowledgment } from './types.ts';
+import type { OUIAcknowledgment } from './oui-types.ts';
 
 /** An acknowledgment as parsed: `via` says which member carried a refusal's reason. */
 export type ParsedAcknowledgment = { ok: true } | { ok: false; reason: string; via: 'reason' | 'error' | 'none' };

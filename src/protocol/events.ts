@@ -27,7 +27,7 @@ import { patternProblems } from './schema.ts';
 import { errorMessage as messageOf, escapePointerSegment } from './canonical.ts';
 import { isRecord } from './json-object.ts';
 import { OMIT, type CloneState, cloneJson, isArraySafe, kindOfRaw, safeGet } from './json-copy.ts';
-import { type Problem, Problems } from './problems.ts';
+import { type Problem, Problems } from './parse-problems.ts';
 import {
   ARGS_HASH_PATTERN,
   DELIVERY_OMITTABLE,
@@ -39,9 +39,9 @@ import {
   isStandardErrorCode,
   type OUIProtocolEvent,
   type OUIProtocolEventType,
-} from './types.ts';
+} from './oui-types.ts';
 
-export type { Problem } from './problems.ts';
+export type { Problem } from './parse-problems.ts';
 
 export type ParseResult =
   | { ok: true; event: OUIProtocolEvent; problems: Problem[] }
@@ -496,7 +496,7 @@ function checkObservationUpdate(p: Problems, pl: Obj, base: string): void {
 }
 
 function checkObservationRequest(p: Problems, pl: Obj, base: string): void {
-  // The spec texts give no fields for OUIObservationRequest: see types.ts.
+  // The spec texts give no fields for OUIObservationRequest: see oui-types.ts.
   required(p, pl, 'surfaceId', base, isString, 'a string', '§7.1');
   required(p, pl, 'observationId', base, isString, 'a string', '§7.1');
   checkTimestamp(p, pl, base, '§7.1', false);

@@ -16,7 +16,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson, sortKeys } from './canonical.ts';
 import { isStackOverflow, writeJson } from './json-text.ts';
-import { SURFACES_HASH_PATTERN } from './types.ts';
+import { SURFACES_HASH_PATTERN } from './oui-types.ts';
 
 // ---------------------------------------------------------------------------
 // args hash

@@ -10,7 +10,7 @@
  */
 
 import { errorMessage as messageOf, escapePointerSegment, isPlainObject } from './canonical.ts';
-import { type Problem, Problems } from './problems.ts';
+import { type Problem, Problems } from './parse-problems.ts';
 
 /** Nested values deeper than this (from the event root) are replaced by TRUNCATED_DEPTH. */
 export const MAX_CLONE_DEPTH = 256;

@@ -4,8 +4,8 @@
  * WebSocket and long-polling (batched bodies, request URLs with the sid, the
  * upgrade), postMessage on both frames of a pairing, direct-hook method calls.
  */
-import type { CapturedClient, CapturedItem, TransportKind } from '../../src/capture/types.ts';
-import { pairingKey } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem, TransportKind } from '../../src/capture/captured-items.ts';
+import { pairingKey } from '../../src/capture/captured-items.ts';
 import { DIRECT_METHOD } from '../../src/capture/contract.ts';
 import { PROTOCOL, type HookMessage } from '../../src/messages.ts';
 import type { AbsClient, AbsSession, Ev } from './model.ts';

@@ -3,7 +3,7 @@
  * content/capture-buffer.ts): clients numbered per hook, gap-free
  * per-client sequence numbers from 1, a monotonic clock.
  */
-import type { CapturedClient, CapturedItem, CapturedKind, TransportKind } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedKind, TransportKind } from '../../src/capture/captured-items.ts';
 import type { ItemsMessage } from '../../src/messages.ts';
 
 export const T0 = 1_700_000_000_000;

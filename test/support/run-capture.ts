@@ -7,7 +7,7 @@
 import type { HookMessage } from '../../src/messages.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';
 import { SessionModel, type SessionModelOptions } from '../../src/session/model/session-model.ts';
-import type { Finding } from '../../src/session/model/types.ts';
+import type { Finding } from '../../src/session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 
 export interface FramedMessage {

@@ -13,8 +13,8 @@ import { ModelFeed } from '../../src/session/model/merge.ts';
 import { SessionModel } from '../../src/session/model/session-model.ts';
 import { LintEngine } from '../../src/cli/engine.ts';
 import { SESSION_FORMAT, SESSION_VERSION } from '../../src/session/wire/session-file.ts';
-import type { Finding } from '../../src/session/model/types.ts';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { Finding } from '../../src/session/model/model-types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { FakeHook, T0 } from '../support/capture-items.ts';
 

@@ -8,7 +8,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CapturedItem, OmittedPayload } from '../../src/capture/types.ts';
+import type { CapturedItem, OmittedPayload } from '../../src/capture/captured-items.ts';
 import type { HookMessage, ItemsMessage } from '../../src/messages.ts';
 import type { Natives } from '../../content/natives.ts';
 import { createDropLedger } from '../../content/drop-ledger.ts';

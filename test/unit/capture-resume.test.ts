@@ -12,7 +12,7 @@ import { createRouter, STALE_LINE } from '../../src/background/router.ts';
 import { FakePort } from '../support/fake-port.ts';
 import { until } from '../support/wait.ts';
 import { PROTOCOL } from '../../src/messages.ts';
-import type { CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedItem } from '../../src/capture/captured-items.ts';
 
 const item = (seq: number, text: string, client = 'c1'): CapturedItem => ({ hook: 'h', client, seq, t: seq, kind: 'frame', dir: 'out', payload: { text } });
 const utf8 = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { eventId, inSource, isOuiType, looksLikeOuiText, parseEventId } from '../../src/capture/contract.ts';
-import { OUI_PROTOCOL_EVENT_TYPES, isExtensionEventType, isProtocolEventType } from '../../src/protocol/types.ts';
+import { OUI_PROTOCOL_EVENT_TYPES, isExtensionEventType, isProtocolEventType } from '../../src/protocol/oui-types.ts';
 import { encodeSocketIOEvent } from '../../src/protocol/index.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';
 import { FakeHook } from '../support/capture-items.ts';

@@ -47,7 +47,7 @@ import {
   surfacesHash,
 } from '../../src/protocol/index.ts';
 import { safeJson } from '../../panel/copy.ts';
-import { short } from '../../panel/format.ts';
+import { short } from '../../panel/display-text.ts';
 
 const D = 100_000;
 

@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedItem } from '../../src/capture/captured-items.ts';
 import type { Natives } from '../../content/natives.ts';
 
 (globalThis as { location?: unknown }).location ??= { origin: 'http://127.0.0.1:1', href: 'http://127.0.0.1:1/' };

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedItem } from '../../src/capture/captured-items.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';
 import { SocketIODecoder, encodeSocketIOEvent, readOUIFromSocketIO } from '../../src/protocol/socketio.ts';
 import { FakeHook } from '../support/capture-items.ts';

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import type { Natives } from '../../content/natives.ts';
 import { until } from '../support/wait.ts';
 

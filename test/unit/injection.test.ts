@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { InjectTarget } from '../../src/capture/types.ts';
+import type { InjectTarget } from '../../src/capture/captured-items.ts';
 import type { OUIActionRequest } from '../../src/protocol/index.ts';
 import { SocketIODecoder, decodeEnginePacket, encodeSocketIOAck, readOUIFromSocketIO } from '../../src/protocol/index.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';

@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import { PORT_KEY_PREFIX, clientEndFrom, namesConversation, portConversationKey, portDirection, senderOf } from '../../src/capture/message-port.ts';
 import { PortEchoes, MAX_UNMATCHED } from '../../src/session/wire/port-echoes.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';

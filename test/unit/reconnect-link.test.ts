@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
 import type { BrowserContext, Page } from '@playwright/test';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import { encodeSocketIOEvent, surfacesHash } from '../../src/protocol/index.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';

@@ -6,7 +6,7 @@
 import { surfacesHash } from '../../src/protocol/index.ts';
 import type { OUISurface } from '../../src/protocol/index.ts';
 import { SessionModel, replay, type SessionModelOptions } from '../../src/session/model/session-model.ts';
-import type { Finding } from '../../src/session/model/types.ts';
+import type { Finding } from '../../src/session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 
 export function makeClient(key: string): WireClient {

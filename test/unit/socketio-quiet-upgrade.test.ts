@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import { NodeWebSocket, NodeXHR } from 'engine.io-client';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';
 import { planInjection, whyNotInjectable } from '../../src/session/wire/injection.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';

@@ -1,7 +1,7 @@
 /**
  * The Timeline's incremental filter (panel/incremental-filter.ts) against the
  * definition: `meetsCriteria` (panel/timeline-criteria.ts) over facts read
- * here, from what the filter syntax means, with none of panel/format.ts's
+ * here, from what the filter syntax means, with none of panel/display-text.ts's
  * readers, so a bug in those shows as a difference. Every path an update
  * takes (a full pass, narrowing a query, appending a live batch, re-reading
  * requests whose status changed, evictions, insertions, pauses, idle
@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
-import type { Category } from '../../panel/format.ts';
+import type { Category } from '../../panel/display-text.ts';
 import { Matches, TimelineFilter, type FilterLookup } from '../../panel/incremental-filter.ts';
 import { SearchBodies, headOf, type RequestFacts } from '../../panel/search-text.ts';
 import { NO_CRITERIA, meetsCriteria, queryOf, type EventFacts, type TimelineCriteria } from '../../panel/timeline-criteria.ts';

@@ -11,7 +11,7 @@ import { DIRECT_METHOD, eventId } from '../../src/capture/contract.ts';
 import { pageJson, pageObject } from '../support/page-data.ts';
 import { Manager, type Socket as ClientSocket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
-import type { CapturedClient, CapturedItem } from '../../src/capture/types.ts';
+import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import { encodeSocketIOAck, encodeSocketIOEvent } from '../../src/protocol/index.ts';
 import { WireDecoder } from '../../src/session/wire/decoder.ts';
 import { whyNotInjectable } from '../../src/session/wire/injection.ts';

@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveObjectURL } from 'node:buffer';
 import type { HookMessage } from '../../src/messages.ts';
-import type { WorkerCoverage } from '../../src/capture/types.ts';
+import type { WorkerCoverage } from '../../src/capture/captured-items.ts';
 import { until } from '../support/wait.ts';
 
 /** The browser's Worker and SharedWorker, as far as the wrapper reaches them: each construction and message is recorded. */
@@ -54,7 +54,7 @@ const { wrapWorkers, optionType, scriptUrl, parseUrl } = await import('../../con
 const { createLines } = await import('../../content/workers/lines.ts');
 const { lineNatives } = await import('../../content/workers/line-natives.ts');
 const { rebased } = await import('../../content/workers/virtual-url.ts');
-const { workerHookId } = await import('../../src/capture/types.ts');
+const { workerHookId } = await import('../../src/capture/captured-items.ts');
 const { Recorder } = await import('../../src/session/wire/recorder.ts');
 
 const page = { base: 'http://app.test/dir/page.html', origin: 'http://app.test', hookSource: true };

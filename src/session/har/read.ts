@@ -1,6 +1,6 @@
 /**
  * HAR 1.2 in, captured items out: the same records the page hook produces
- * (src/capture/types.ts), so a HAR is decoded by the same WireDecoder and
+ * (src/capture/captured-items.ts), so a HAR is decoded by the same WireDecoder and
  * judged by the same session model as live traffic.
  *
  * - A WebSocket entry (`_resourceType: "websocket"`, a 101 response, a ws(s)
@@ -22,7 +22,7 @@
  * Untrusted input: nothing here throws on a malformed entry; it is skipped
  * with a reason. Pure: no DOM, Node or extension API.
  */
-import type { CapturedClient, CapturedItem, CapturedPayload } from '../../capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedPayload } from '../../capture/captured-items.ts';
 
 /**
  * A WebSocket message's `time`: Chrome's DevTools writes epoch seconds,

@@ -9,7 +9,7 @@
 import { ARGS_HASH_PATTERN, argsHashSync, errorMessage, requiresApproval } from '../../protocol/index.ts';
 import type { OUIAction, OUIActionApproval, OUIActionResult } from '../../protocol/index.ts';
 import { isObj, q, type EventContext, type RequestEntry } from './client-track.ts';
-import type { ApprovalCheck, ApprovalOutcome } from './types.ts';
+import type { ApprovalCheck, ApprovalOutcome } from './model-types.ts';
 
 /** Codes with which a client declines to run an action: the approval check held. */
 export const REFUSAL_CODES: ReadonlySet<string> = new Set(['ACTION_DENIED', 'VALIDATION_ERROR', 'PRECONDITION_FAILED', 'SURFACE_UNAVAILABLE', 'ACTION_NOT_FOUND']);

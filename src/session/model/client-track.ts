@@ -9,7 +9,7 @@ import type { OUIAction, OUISurface } from '../../protocol/index.ts';
 import { BoundedMap, OldestKey, SlidingWindow, pushBounded } from './bounded.ts';
 import type { FindingLog } from './findings.ts';
 import { SPEC_TIMERS, type Timers } from './timers.ts';
-import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './types.ts';
+import type { ApprovalCheck, AckRecord, ClientState, RequestState, ResultRecord } from './model-types.ts';
 import type { WireClient } from '../wire/wire.ts';
 
 export interface ModelLimits {

@@ -8,7 +8,7 @@
  * cites is what the conformance matrix says; and a rule the client's judged
  * spec release did not have yet raises nothing.
  */
-import type { Finding, Severity } from './types.ts';
+import type { Finding, Severity } from './model-types.ts';
 import { LATEST_SPEC_VERSION, ruleApplies, ruleOf, type RuleId, type SpecVersion } from './rules.ts';
 
 export interface RaiseInput {

@@ -9,7 +9,7 @@ import { SURFACES_HASH_PATTERN, surfacesHashVariants } from '../../protocol/inde
 import type { OUISurface } from '../../protocol/index.ts';
 import { q, type EventContext } from './client-track.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
-import type { HashRecord, HashVerdict } from './types.ts';
+import type { HashRecord, HashVerdict } from './model-types.ts';
 
 export interface HashCheck {
   verdict: HashVerdict;

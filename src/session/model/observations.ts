@@ -10,7 +10,7 @@ import { SlidingWindow, pushBounded } from './bounded.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { isObj, q, secs, type ClientTrack, type EventContext } from './client-track.ts';
 import { errorsLine, validate } from './payload.ts';
-import type { ObservationState } from './types.ts';
+import type { ObservationState } from './model-types.ts';
 import { describeChange, initialChange } from '../diff/observation-diff.ts';
 import { lostWithTransport, notReregistered } from './session-checks.ts';
 

@@ -11,7 +11,7 @@ import { checkApproval, checkCarriedApproval, needsApproval, recomputeArgsHash }
 import { deadlineOf, isObj, q, type ClientTrack, type EventContext, type Expectation, type RequestEntry } from './client-track.ts';
 import { errorsLine, validate } from './payload.ts';
 import { checkKnownSurfaces, checkRepeat, unknownSurfaceRule } from './session-checks.ts';
-import type { AckRecord, RequestState } from './types.ts';
+import type { AckRecord, RequestState } from './model-types.ts';
 
 /**
  * How long a change of the client's surfaces may take to reach the runtime

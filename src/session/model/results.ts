@@ -13,7 +13,7 @@ import { answeredIgnored, checkAnswerSurfaces, isLegacyAcknowledgment, lostWithT
 import { onObservationSnapshot } from './observations.ts';
 import { errorsLine, validate } from './payload.ts';
 import { internSurfaces, onReported } from './surfaces.ts';
-import type { ResultRecord } from './types.ts';
+import type { ResultRecord } from './model-types.ts';
 import type { RuleId } from './rules.ts';
 
 type Result = Record<string, unknown>;

@@ -12,7 +12,7 @@
  * Approval rules cite the oui-spec 0.6.0 types, which carry no section
  * numbers of their own; neither does the error-code table of §4.
  */
-import type { Party, Rule, Severity } from './types.ts';
+import type { Party, Rule, Severity } from './model-types.ts';
 
 /**
  * Releases the spec texts span. 0.4.1 is in the list because apps declare

@@ -1,6 +1,6 @@
 /**
  * The session model: decoded wire events in, per-client state and findings
- * out (the shape in `types.ts`). Clients are never merged (§7.3.5):
+ * out (the shape in `model-types.ts`). Clients are never merged (§7.3.5):
  * the same surface id in two clients is two surfaces. The model keeps no
  * copy of the wire events; everything points at them by id.
  *
@@ -15,13 +15,13 @@ import { onApprovalExtension } from './approvals.ts';
 import { ClientTrack, DEFAULT_LIMITS, isObj, q, type EventContext, type ModelLimits } from './client-track.ts';
 import { onObservationRequest, onObservationUpdate, onPullAck } from './observations.ts';
 import { readPayload } from './payload.ts';
-import { fileProblem } from './problems.ts';
+import { fileProblem } from './problem-rules.ts';
 import { noteIgnoredRequest } from './session-checks.ts';
 import { judgedVersion, type SpecVersion } from './rules.ts';
 import { onReceipt, onRequest, tickRequests } from './requests.ts';
 import { PARK_SETTLE_MS, finishRefusals, onResult, onResultAck, pairParked, settleParked } from './results.ts';
 import { onDeregister, onRegister, onTransportLost } from './surfaces.ts';
-import type { ClientState, Finding } from './types.ts';
+import type { ClientState, Finding } from './model-types.ts';
 import { resolveTimers, type Timers } from './timers.ts';
 import type { WireClient, WireEvent } from '../wire/wire.ts';
 

@@ -8,7 +8,7 @@ import { isIncomplete, surfacesHash } from '../../protocol/index.ts';
 import type { OUISurface } from '../../protocol/index.ts';
 import { jsonEqual } from '../diff/json-equal.ts';
 import { isObj, q, type ClientTrack, type EventContext } from './client-track.ts';
-import type { LifecycleKind, SurfaceState } from './types.ts';
+import type { LifecycleKind, SurfaceState } from './model-types.ts';
 import { resolveUnavailable } from './requests.ts';
 import { discardObservations, syncObservations } from './observations.ts';
 import { diffSurfaceSets } from '../diff/surface-diff.ts';

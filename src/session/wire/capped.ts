@@ -3,7 +3,7 @@
  * whole: over the capture cap (its size and its head), or a value that is not
  * JSON. Never silent: every such item becomes an event with this note.
  */
-import type { CapturedItem, OmittedPayload } from '../../capture/types.ts';
+import type { CapturedItem, OmittedPayload } from '../../capture/captured-items.ts';
 
 /** How much of the head the note itself shows; the raw view has all the hook kept. */
 const NOTE_HEAD = 120;

@@ -10,7 +10,7 @@
  * Pure and incremental: feed items in capture order per client; the panel, the
  * tests and an import all use the same path.
  */
-import type { CapturedClient, CapturedItem, CapturedPayload, InjectTarget } from '../../capture/types.ts';
+import type { CapturedClient, CapturedItem, CapturedPayload, InjectTarget } from '../../capture/captured-items.ts';
 import {
   SocketIODecoder,
   base64ToBytes,
@@ -21,7 +21,7 @@ import {
   readOUIFromSocketIO,
   type EnginePacket,
 } from '../../protocol/index.ts';
-import { isProtocolEventType, sentToClient } from '../../protocol/types.ts';
+import { isProtocolEventType, sentToClient } from '../../protocol/oui-types.ts';
 import { PORT_KEY_PREFIX } from '../../capture/message-port.ts';
 import { DIRECT_METHOD, eventId, isOuiType } from '../../capture/contract.ts';
 import type { WireClient, WireEvent } from './wire.ts';

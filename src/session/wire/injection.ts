@@ -4,7 +4,7 @@
  * frame (with an ack id when a receipt is wanted), a plain-JSON frame, a
  * postMessage event, or a direct call. Pure: the panel sends the command.
  */
-import { pairingKey } from '../../capture/types.ts';
+import { pairingKey } from '../../capture/captured-items.ts';
 import type { HoldCommand, InjectCommand } from '../../messages.ts';
 import type { OUIActionRequest } from '../../protocol/index.ts';
 import { encodeSocketIOEvent, stringifyJson } from '../../protocol/index.ts';

@@ -6,7 +6,7 @@
  * what the page's bounded buffer dropped before the panel read it.
  */
 import { PROTOCOL } from '../../messages.ts';
-import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../../capture/types.ts';
+import type { CapturedClient, CapturedItem, Cursors, DropCounts } from '../../capture/captured-items.ts';
 
 export interface IntakeResult {
   /** A hook said where its frame sits in the tab. */

@@ -7,7 +7,7 @@
 import { CaptureIntake } from './intake.ts';
 import { WireDecoder } from './decoder.ts';
 import type { WireClient, WireEvent } from './wire.ts';
-import { isWorkerHook } from '../../capture/types.ts';
+import { isWorkerHook } from '../../capture/captured-items.ts';
 import { omittedOf } from './capped.ts';
 import { MAX_EVENTS, SourceClocks, insertAt, insertPlaced, type Placed } from './order.ts';
 

@@ -3,7 +3,7 @@
  * per OUI event, acknowledgment or transport happening, attributed to one
  * logical client. Plain data: it is exported and imported as is.
  */
-import type { InjectTarget, TransportKind } from '../../capture/types.ts';
+import type { InjectTarget, TransportKind } from '../../capture/captured-items.ts';
 
 export interface WireClient {
   /** Logical client key: the same for both ends of a postMessage pairing and for a Socket.IO session across polling and WebSocket. */

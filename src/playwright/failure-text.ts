@@ -4,7 +4,7 @@
  * event that shows it (its type, its index in the attached oui-session.json
  * and its time from the session's first event).
  */
-import type { Finding } from '../session/model/types.ts';
+import type { Finding } from '../session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 
 export interface FormatSource {

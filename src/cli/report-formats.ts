@@ -4,7 +4,7 @@
  * workflow commands (annotations). Pure string building.
  */
 import { RULES } from '../session/model/rules.ts';
-import type { Severity } from '../session/model/types.ts';
+import type { Severity } from '../session/model/model-types.ts';
 import type { LintReport, LintedFinding, Location } from './engine.ts';
 import type { FailOn, Format } from './options.ts';
 
