@@ -69,7 +69,6 @@ else {
 // ── the page hook ────────────────────────────────────────────────────────────
 const SCENARIOS = {
   send: "the app's `ws.send` loop",
-  dispatch: "synthetic `message` events dispatched on the app's socket (listener work only)",
   receive: "a burst of inbound frames from the server to the app's listener",
   postMessage: 'a burst of OUI postMessages',
   direct: 'direct-transport `sendResult` calls',
