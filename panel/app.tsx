@@ -1,7 +1,10 @@
 import type { JSX } from 'preact';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import type { PanelStore, View } from './store.ts';
 import { useModel, useStore } from './store-context.ts';
 import { ClearIcon, PauseIcon, PlayIcon } from './components/icons.tsx';
+import { TabStrip } from './components/tab-strip.tsx';
+import { focusFallback, isFindKey, isMac, listInView, timelineFilter } from './keyboard.ts';
 import { CaptureBanner, SitesButton } from './views/capture-banner.tsx';
 import { Timeline } from './views/timeline.tsx';
 import { Surfaces } from './views/surfaces.tsx';
@@ -62,33 +65,99 @@ function Tabs() {
   const { model, view, ui } = useModel();
   // The badge counts the app's findings: the user's experiments only when the Findings view shows them.
   const counts = severityCounts(counted(model.findings, ui.showExperiments.value));
-  const onKey = (e: KeyboardEvent) => {
-    if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
-    const i = VIEWS.findIndex((v) => v.id === view.value);
-    const next = VIEWS[(i + (e.key === 'ArrowRight' ? 1 : VIEWS.length - 1)) % VIEWS.length]!;
-    view.value = next.id;
-    (document.getElementById(`tab-${next.id}`) as HTMLElement | null)?.focus();
-  };
   return (
-    <nav class="tabs" role="tablist" aria-label="Views" onKeyDown={onKey}>
-      {VIEWS.map((v) => (
-        <button
-          id={`tab-${v.id}`}
-          role="tab"
-          aria-selected={view.value === v.id}
-          tabIndex={view.value === v.id ? 0 : -1}
-          onClick={() => (view.value = v.id)}
-        >
-          {v.label}
-          {v.id === 'findings' && counts.critical + counts.error > 0 && (
-            <span class={`badge sev-${counts.critical ? 'critical' : 'error'}`} data-testid="findings-badge">
-              {counts.critical + counts.error}
-            </span>
-          )}
-        </button>
-      ))}
-    </nav>
+    <TabStrip
+      class="tabs"
+      label="Views"
+      selected={view.value}
+      onSelect={(id) => (view.value = id)}
+      tabs={VIEWS.map((v) => ({
+        id: v.id,
+        domId: `tab-${v.id}`,
+        label: (
+          <>
+            {v.label}
+            {v.id === 'findings' && counts.critical + counts.error > 0 && (
+              <span class={`badge sev-${counts.critical ? 'critical' : 'error'}`} data-testid="findings-badge">
+                {counts.critical + counts.error}
+              </span>
+            )}
+          </>
+        ),
+      }))}
+    />
   );
+}
+
+/**
+ * The panel-wide keys: Ctrl+F (Cmd+F) focuses the Timeline's filter with its
+ * text selected, switching to the Timeline first; Escape in that filter goes
+ * back to the list (the filter kept); Escape closes the Sites list, focus
+ * back on its button. And focus never falls to the document: when the
+ * element that held it goes away (a link that opened another event, a closed
+ * detail, a view switched by a link), it moves to the list on screen, else
+ * the selected view tab.
+ */
+function usePanelKeys(store: PanelStore): void {
+  const wantFilter = useRef(false);
+  const focusFilter = (): boolean => {
+    const input = timelineFilter.current;
+    if (!input) return false;
+    input.focus();
+    input.select();
+    return true;
+  };
+  useLayoutEffect(() => {
+    if (wantFilter.current && focusFilter()) wantFilter.current = false;
+  });
+  useEffect(() => {
+    const mac = isMac();
+    const onKey = (e: KeyboardEvent) => {
+      if (isFindKey(e, mac)) {
+        e.preventDefault();
+        // Not DevTools' own search too: the panel has its filter.
+        e.stopPropagation();
+        if (store.view.peek() === 'timeline' && focusFilter()) return;
+        wantFilter.current = true;
+        store.view.value = 'timeline';
+        return;
+      }
+      if (e.key !== 'Escape') return;
+      if (e.target === timelineFilter.current && timelineFilter.current) {
+        // A search field's Escape would empty it: keep the filter, go to what it filtered.
+        e.preventDefault();
+        listInView()?.focus();
+        return;
+      }
+      const { site } = store;
+      if (!site.showSites.peek() || e.defaultPrevented) return;
+      const target = e.target as Element | null;
+      const toggle = document.querySelector<HTMLElement>('header.toolbar button[data-sites-toggle], header.toolbar button[aria-expanded][title^="Where OUI DevTools"]');
+      const inSites = !target || target === document.body || target.closest('[data-testid=capture-banner]') !== null || target === toggle;
+      if (!inSites) return;
+      e.preventDefault();
+      site.showSites.value = false;
+      (toggle ?? focusFallback())?.focus();
+    };
+    addEventListener('keydown', onKey, true);
+    // Focus lost to the document because its element went away: a mutation removed it.
+    let last: Element | null = null;
+    const onFocusIn = (e: FocusEvent) => (last = e.target as Element);
+    const keep = () => {
+      const active = document.activeElement;
+      if ((active && active !== document.body) || !last || last.isConnected) return;
+      last = null;
+      focusFallback()?.focus();
+    };
+    document.addEventListener('focusin', onFocusIn);
+    const watch = new MutationObserver(keep);
+    watch.observe(document.body, { childList: true, subtree: true });
+    return () => {
+      removeEventListener('keydown', onKey, true);
+      document.removeEventListener('focusin', onFocusIn);
+      watch.disconnect();
+    };
+  }, [store]);
 }
 
 /**
@@ -115,6 +184,7 @@ function Notice() {
 export function App({ tabId }: { tabId: number | null }) {
   const store = useModel();
   const { recorder, source, pausedAt, view, connected, reconnects, preserveLog, selectedClient, specVersion } = store;
+  usePanelKeys(store);
   if (tabId === null && source.value === 'live') {
     return (
       <div class="empty">

@@ -9,9 +9,17 @@
  * would lay out the rows of the old place first, then render and lay out
  * again). Rows should be cheap to render again with the same props (memoised):
  * scrolling by a row renders the list again.
+ *
+ * Keyboard, as DevTools' grids: with `onMove`, the arrows, Home, End, PageUp
+ * and PageDown move the selection (panel/keyboard.ts; with nothing selected,
+ * to the newest row) and scroll it into view. Focus stays on the list, its
+ * selected row (the one rendered `aria-selected`) the active descendant: rows
+ * are reused by position as the list scrolls, so a focused row element would
+ * soon show another item.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { listIndexAfter, pageRows } from '../keyboard.ts';
 
 /** What the list shows: an array, or anything read by index (the Timeline's matches). */
 export interface Items<T> {
@@ -23,8 +31,11 @@ export interface VirtualListProps<T> {
   items: Items<T>;
   rowHeight: number;
   render: (item: T, index: number) => ComponentChildren;
-  /** Index to keep in view (keyboard selection). */
+  /** Index to keep in view (keyboard selection); -1 or none: nothing selected. */
   focusIndex?: number;
+  /** Selects the row at an index: given, the list moves the selection by keyboard. */
+  onMove?: (index: number) => void;
+  /** Keys the list does not take itself. */
   onKeyDown?: (e: KeyboardEvent) => void;
   label: string;
 }
@@ -32,8 +43,12 @@ export interface VirtualListProps<T> {
 /** Rows rendered beyond each edge: enough for a wheel step to show no gap, few enough that a new list lays out little more than the screen. */
 const OVERSCAN = 4;
 
-export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown, label }: VirtualListProps<T>) {
+let lists = 0;
+
+export function VirtualList<T>({ items, rowHeight, render, focusIndex, onMove, onKeyDown, label }: VirtualListProps<T>) {
   const box = useRef<HTMLDivElement>(null);
+  const shown = useRef<HTMLDivElement>(null);
+  const [activeId] = useState(() => `vlist-${++lists}-active`);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(400);
   const stick = useRef(true);
@@ -72,6 +87,35 @@ export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown
     else if (row + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = row + rowHeight - el.clientHeight;
   }, [focusIndex]);
 
+  // The selected row on screen carries the id the list names as its active descendant; a reused row loses it. Written here, not rendered: no second render.
+  useLayoutEffect(() => {
+    const win = shown.current;
+    const el = box.current;
+    if (!win || !el) return;
+    let found = false;
+    for (const row of win.children) {
+      if (!found && row.getAttribute('aria-selected') === 'true') {
+        found = true;
+        if (row.id !== activeId) row.id = activeId;
+      } else if (row.id === activeId) row.removeAttribute('id');
+    }
+    if (found) el.setAttribute('aria-activedescendant', activeId);
+    else el.removeAttribute('aria-activedescendant');
+  });
+
+  const keyDown = (e: KeyboardEvent) => {
+    const el = box.current;
+    if (onMove && el && !e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey) {
+      const next = listIndexAfter(e.key, focusIndex ?? -1, items.length, pageRows(el.clientHeight, rowHeight));
+      if (next !== null) {
+        e.preventDefault();
+        onMove(next);
+        return;
+      }
+    }
+    onKeyDown?.(e);
+  };
+
   const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);
   const last = Math.min(items.length, Math.ceil((top + height) / rowHeight) + OVERSCAN);
   const rows = [];
@@ -85,7 +129,7 @@ export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown
       aria-label={label}
       aria-rowcount={items.length}
       tabIndex={0}
-      onKeyDown={onKeyDown}
+      onKeyDown={keyDown}
       onScroll={(e) => {
         const el = e.currentTarget as HTMLDivElement;
         const wasStuck = stick.current;
@@ -97,7 +141,9 @@ export function VirtualList<T>({ items, rowHeight, render, focusIndex, onKeyDown
       }}
     >
       <div style={{ height: `${total}px`, position: 'relative' }}>
-        <div style={{ position: 'absolute', top: `${first * rowHeight}px`, left: 0, right: 0 }}>{rows}</div>
+        <div ref={shown} style={{ position: 'absolute', top: `${first * rowHeight}px`, left: 0, right: 0 }}>
+          {rows}
+        </div>
       </div>
     </div>
   );

@@ -11,6 +11,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
+import { timelineFilter } from '../keyboard.ts';
 import { clock, field, ms, short, typeLabel, type Category } from '../display-text.ts';
 import { targetOf } from '../search-text.ts';
 import { StoreContext, useStore } from '../store-context.ts';
@@ -150,7 +151,7 @@ export function Timeline() {
   return (
     <div class="timeline">
       <div class="filterbar" role="search">
-        <input type="search" placeholder="Filter" aria-label="Free-text filter" value={text.value} onInput={(e) => (text.value = (e.target as HTMLInputElement).value)} />
+        <input ref={timelineFilter} type="search" placeholder="Filter" aria-label="Free-text filter" value={text.value} onInput={(e) => (text.value = (e.target as HTMLInputElement).value)} />
         <select aria-label="Type" value={category.value} onChange={(e) => (category.value = (e.target as HTMLSelectElement).value as Category | '')}>
           <option value="">All OUI</option>
           {CATEGORIES.map((c) => (
@@ -189,13 +190,13 @@ export function Timeline() {
             // Unkeyed: the rows on screen are reused by position, so a keystroke that changes the whole list rewrites their text
             // rather than removing and building ~50 rows; a row whose props stay the same is not rendered again.
             render={(ev, i) => <Row ev={ev} index={i} selected={ev.id === sel} session={session} />}
+            // Arrows, Home, End, PageUp, PageDown (panel/keyboard.ts): with nothing selected, to the newest row.
+            onMove={(i) => {
+              const ev = list.at(i);
+              if (ev) selectedEvent.value = ev.id;
+            }}
             onKeyDown={(e) => {
-              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-                e.preventDefault();
-                const next = Math.max(0, Math.min(list.length - 1, selIndex + (e.key === 'ArrowDown' ? 1 : -1)));
-                const ev = list.at(next);
-                if (ev) selectedEvent.value = ev.id;
-              } else if (e.key === 'Escape') {
+              if (e.key === 'Escape') {
                 selectedEvent.value = null;
               }
             }}
