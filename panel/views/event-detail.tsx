@@ -1,6 +1,7 @@
 /** The selected event: its payload as a tree, its raw frame, the exchange it belongs to and what the inspector found in it. */
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
+import { TabStrip } from '../components/tab-strip.tsx';
 import { safeJson } from '../copy.ts';
 import { bytes, clock, ms, typeLabel } from '../display-text.ts';
 import { useModel, useStore } from '../store-context.ts';
@@ -133,13 +134,14 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           ))}
         </ul>
       )}
-      <nav class="subtabs" role="tablist" aria-label="Event detail tabs">
-        {(['payload', 'raw', 'exchange'] as const).map((t) => (
-          <button role="tab" id={`detail-tab-${t}`} aria-selected={current === t} aria-controls="detail-body" onClick={() => (tab.value = { eventId: ev.id, tab: t })}>
-            {t}
-          </button>
-        ))}
-      </nav>
+      <TabStrip
+        class="subtabs"
+        label="Event detail tabs"
+        controls="detail-body"
+        selected={current}
+        onSelect={(t) => (tab.value = { eventId: ev.id, tab: t })}
+        tabs={(['payload', 'raw', 'exchange'] as const).map((t) => ({ id: t, label: t, domId: `detail-tab-${t}` }))}
+      />
       <div class="detail-body" id="detail-body" role="tabpanel" aria-labelledby={`detail-tab-${current}`}>
         {current === 'payload' && <JsonTree value={ev.payload} />}
         {current === 'raw' && <pre class="raw">{ev.raw ?? '(no raw text: binary, direct call or over the capture cap)'}</pre>}
