@@ -5,6 +5,7 @@ import { PanelStore } from './store.ts';
 import { StoreContext } from './store-context.ts';
 import { browserEnv } from './browser-env.ts';
 import { applyTheme } from './theme.ts';
+import { DropImport } from './drop-import.tsx';
 
 applyTheme();
 
@@ -17,6 +18,7 @@ if (tabId !== null) {
 render(
   <StoreContext.Provider value={store}>
     <App tabId={tabId} />
+    <DropImport />
   </StoreContext.Provider>,
   document.getElementById('app')!,
 );

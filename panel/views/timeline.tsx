@@ -11,6 +11,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
+import { Splitter } from '../components/splitter.tsx';
 import { timelineFilter } from '../keyboard.ts';
 import { clock, field, ms, short, typeLabel, type Category } from '../display-text.ts';
 import { targetOf } from '../search-text.ts';
@@ -202,6 +203,7 @@ export function Timeline() {
             }}
           />
         </div>
+        {selected && <Splitter storageKey="oui.timeline.split" label="Resize the event list" />}
         {selected && <EventDetail ev={selected} />}
       </div>
     </div>

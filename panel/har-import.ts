@@ -1,0 +1,95 @@
+/**
+ * A HAR opened in the panel (dropped on it, as the Network panel takes one):
+ * its entries become captured items exactly as the command-line linter reads
+ * them (src/session/har/read.ts), the decoder turns those into wire events,
+ * and the result is a session file, so the store's one import path judges it.
+ * Untrusted input: nothing here throws on a malformed entry.
+ */
+import { HAR_HOOK, HarCapture, type HarItem } from '../src/session/har/read.ts';
+import { WireDecoder } from '../src/session/wire/decoder.ts';
+import { exportSession, parseSessionFile, readClient, readEvent, type SessionFile } from '../src/session/wire/session-file.ts';
+import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
+import type { CapturedItem } from '../src/capture/captured-items.ts';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export type FileRead = { ok: true; file: SessionFile } | { ok: false; why: string };
+
+/** The HAR in `doc` as a session; null when `doc` is no HAR (no `log`). */
+export function harSession(doc: unknown): FileRead | null {
+  if (!isObj(doc) || !isObj(doc.log)) return null;
+  const entries = doc.log.entries;
+  if (!Array.isArray(entries)) return { ok: false, why: 'not a HAR file: log.entries is not an array' };
+  const har = new HarCapture();
+  const clients = new Map<string, WireClient>();
+  const decoder = new WireDecoder((c) => clients.set(c.key, c));
+  const items: HarItem[] = [];
+  // Clients our own HAR export writes for traffic HAR has no record of (postMessage, direct hook), with their events as they are.
+  const own = new Map<string, WireClient>();
+  const ownRaw: unknown[] = [];
+  entries.forEach((e: unknown, i) => {
+    if (!isObj(e)) return;
+    if (isObj(e._ouiClient)) {
+      const c = readClient(e._ouiClient);
+      if (c.ok) own.set(c.value.key, c.value);
+    }
+    if (Array.isArray(e._ouiMessages)) ownRaw.push(...(e._ouiMessages as unknown[]));
+    if (Array.isArray(e._webSocketMessages)) {
+      items.push(...har.head(i, e));
+      (e._webSocketMessages as unknown[]).forEach((m, j) => items.push(...har.message(i, j, m)));
+    }
+    items.push(...har.end(i, e));
+  });
+  // The decoder reads each client's items in capture order, numbered as the hook numbers them; sort is stable for equal times.
+  items.sort((a, b) => a.t - b.t);
+  const seqs = new Map<string, number>();
+  const events: WireEvent[] = [];
+  for (const item of items) {
+    const info = har.clients.get(item.client);
+    if (!info) continue;
+    if (!seqs.has(item.client)) decoder.addClient(info, HAR_HOOK, 0);
+    const seq = (seqs.get(item.client) ?? 0) + 1;
+    seqs.set(item.client, seq);
+    events.push(...decoder.push({ ...item, seq } as CapturedItem));
+  }
+  for (const c of own.values()) if (!clients.has(c.key)) clients.set(c.key, c);
+  const keys = new Set(own.keys());
+  for (const raw of ownRaw) {
+    const ev = readEvent(raw, keys);
+    if (ev.ok) events.push(ev.value);
+  }
+  if (!events.length) return { ok: false, why: `the HAR holds no OUI traffic (${har.counts.entries} entries, ${har.counts.websockets} WebSockets, ${har.counts.polling} polling requests)` };
+  return { ok: true, file: exportSession(clients.values(), events) };
+}
+
+/** A session file or a HAR, by what the text holds. */
+export function readDroppedFile(text: string): FileRead {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, why: `not JSON: ${(e as Error).message.slice(0, 120)}` };
+  }
+  const har = harSession(doc);
+  if (har) return har;
+  const r = parseSessionFile(text);
+  return r.ok ? { ok: true, file: r.file } : { ok: false, why: r.error };
+}
+
+/**
+ * Several files dropped at once are one session: clients by key, events by
+ * id, so the same traffic in two files (a session and its HAR) counts once.
+ */
+export function mergeSessions(files: SessionFile[]): SessionFile {
+  const clients = new Map<string, WireClient>();
+  const events = new Map<string, WireEvent>();
+  for (const f of files) {
+    for (const c of f.clients) if (!clients.has(c.key)) clients.set(c.key, c);
+    for (const ev of f.events) if (!events.has(ev.id)) events.set(ev.id, ev);
+  }
+  const merged = exportSession(clients.values(), events.values());
+  // One file keeps its own export date, which the import line names.
+  if (files.length === 1) merged.exportedAt = files[0]!.exportedAt;
+  return merged;
+}
