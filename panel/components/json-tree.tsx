@@ -2,12 +2,21 @@
  * A JSON value as an expandable tree. Page data is shown as text only, and a
  * huge or deep value never freezes the panel: children render only when a
  * node is opened, long lists show a page at a time, long strings are cut.
+ * Alt+click (or Alt+Enter, Alt+→ / Alt+←) on a node opens or closes its
+ * whole subtree, as DevTools does, up to a budget of nodes opened at once.
  */
 import { useState } from 'preact/hooks';
 import { copyText, safeJson } from '../copy.ts';
 
 const PAGE = 100;
 const STRING_CAP = 300;
+/** Nodes an Alt+click opens at most: a huge or 10,000-deep value opens this far, the rest stays one click away. */
+export const DEEP_OPEN_BUDGET = 2000;
+
+/** What an Alt+click hands down its subtree: how many more nodes it may open. */
+interface DeepOpen {
+  left: number;
+}
 
 function preview(value: unknown): string {
   if (Array.isArray(value)) return `Array(${value.length})`;
@@ -33,10 +42,17 @@ function scalarClass(value: unknown): string {
   return `j-${typeof value}`;
 }
 
-function Node({ name, value, depth, open: initiallyOpen }: { name: string | null; value: unknown; depth: number; open: boolean }) {
-  const [open, setOpen] = useState(initiallyOpen);
+function Node({ name, value, depth, open: initiallyOpen, deep: deepIn }: { name: string | null; value: unknown; depth: number; open: boolean; deep?: DeepOpen | undefined }) {
+  const isObject = value !== null && typeof value === 'object';
+  // Opened by an Alt+click above: each container takes one node of the budget, and opens its own children the same way.
+  const [deep, setDeep] = useState<DeepOpen | undefined>(() => (deepIn && isObject && deepIn.left > 0 ? (deepIn.left--, deepIn) : undefined));
+  const [open, setOpen] = useState(initiallyOpen || deep !== undefined);
+  const toggle = (next: boolean, all: boolean) => {
+    setDeep(all && next ? { left: DEEP_OPEN_BUDGET } : undefined);
+    setOpen(next);
+  };
   const [shown, setShown] = useState(PAGE);
-  const isContainer = value !== null && typeof value === 'object';
+  const isContainer = isObject;
   const label = name === null ? null : <span class="j-key">{name}: </span>;
   if (!isContainer) {
     return (
@@ -60,11 +76,12 @@ function Node({ name, value, depth, open: initiallyOpen }: { name: string | null
         aria-expanded={open}
         tabIndex={0}
         style={{ paddingLeft: `${depth * 12}px` }}
-        onClick={() => setOpen(!open)}
+        title="Alt+click to expand or collapse everything inside"
+        onClick={(e) => toggle(!open, e.altKey)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' || e.key === ' ' || e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
             e.preventDefault();
-            setOpen(e.key === 'ArrowRight' ? true : e.key === 'ArrowLeft' ? false : !open);
+            toggle(e.key === 'ArrowRight' ? true : e.key === 'ArrowLeft' ? false : !open, e.altKey);
           }
         }}
       >
@@ -73,7 +90,7 @@ function Node({ name, value, depth, open: initiallyOpen }: { name: string | null
         <span class="j-preview">{preview(value)}</span>
         <CopyButton value={value} title={`Copy ${name === null ? 'the value' : name} as JSON`} />
       </div>
-      {open && entries.map(([k, v]) => <Node key={k} name={k} value={v} depth={depth + 1} open={false} />)}
+      {open && entries.map(([k, v]) => <Node key={k} name={k} value={v} depth={depth + 1} open={false} deep={deep} />)}
       {open && total > shown && (
         <button class="link" style={{ marginLeft: `${depth * 12 + 24}px` }} onClick={() => setShown(shown + PAGE)}>
           show {Math.min(PAGE, total - shown)} more of {total - shown}

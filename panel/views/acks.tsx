@@ -1,6 +1,9 @@
 /** Receipts, result acknowledgments accepted or refused, trimmed re-sends and repeats, and how the client handled them. */
 import type { AckKind, ClientState } from '../../src/session/model/model-types.ts';
+import { SortToggle } from '../components/sort-toggle.tsx';
 import { clock } from '../display-text.ts';
+import { oldestFirst } from '../sort-order.ts';
+import { inOrder } from '../view-order.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -30,7 +33,7 @@ function ClientAcks({ c }: { c: ClientState }) {
         </tr>
       </thead>
       <tbody>
-        {c.acks.map((a) => (
+        {inOrder(c.acks, oldestFirst.value).map((a) => (
           <tr key={`${a.kind}-${a.eventId}`} data-kind={a.kind} data-request-id={a.requestId} class={a.ok === false ? 'refused' : ''}>
             <td>{clock(a.t)}</td>
             <td>{KIND[a.kind]}</td>
@@ -55,7 +58,10 @@ function ClientAcks({ c }: { c: ClientState }) {
 export function Acks() {
   return (
     <div class="view" data-testid="acks-view">
-      <PerClient empty="No client yet." render={(c) => <ClientAcks c={c} />} />
+      <div class="filterbar">
+        <SortToggle />
+      </div>
+      <PerClient empty="No client yet." hasContent={(c) => c.acks.length > 0} render={(c) => <ClientAcks c={c} />} />
     </div>
   );
 }

@@ -1,6 +1,10 @@
 /** Every request to an action that needs approval: the approval it carried, the argsHash recomputed from its params, expiry, outcome. */
 import type { ApprovalCheck, ClientState } from '../../src/session/model/model-types.ts';
-import { clock } from '../display-text.ts';
+import { HashText } from '../components/hash-text.tsx';
+import { SortToggle } from '../components/sort-toggle.tsx';
+import { clock, short } from '../display-text.ts';
+import { oldestFirst } from '../sort-order.ts';
+import { inOrder } from '../view-order.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -28,8 +32,11 @@ function ClientApprovals({ c }: { c: ClientState }) {
         </tr>
       </thead>
       <tbody>
-        {c.approvals.map((a) => {
+        {inOrder(c.approvals, oldestFirst.value).map((a) => {
           const v = verdict(a);
+          // Page data: a carried argsHash that is not a string is shown as text, not compared.
+          const carried = typeof a.carried?.argsHash === 'string' ? a.carried.argsHash : undefined;
+          const recomputed = a.recomputed.ok ? a.recomputed.hash : undefined;
           return (
             <tr key={a.eventId} class={`ap-${v.cls}`} data-outcome={a.outcome} data-check={v.cls}>
               <td>{clock(a.t)}</td>
@@ -38,8 +45,8 @@ function ClientApprovals({ c }: { c: ClientState }) {
               </td>
               <td>{a.effect === 'transaction' ? 'transaction' : a.confirm ? 'destructive write' : a.effect}</td>
               <td class="mono">{a.carried?.approvalId ?? '—'}</td>
-              <td class="mono">{a.carried?.argsHash ?? '—'}</td>
-              <td class="mono">{a.recomputed.ok ? a.recomputed.hash : `cannot hash: ${a.recomputed.error}`}</td>
+              <td class="mono carried-hash">{carried === undefined ? (a.carried?.argsHash === undefined ? '—' : short(a.carried.argsHash, 80)) : <HashText value={carried} other={recomputed} />}</td>
+              <td class="mono recomputed-hash">{recomputed === undefined ? `cannot hash: ${a.recomputed.ok ? '' : a.recomputed.error}` : <HashText value={recomputed} other={carried} />}</td>
               <td>{a.expiresAt ? clock(a.expiresAt) : '—'}</td>
               <td class={`check ${v.cls}`}>{v.text}</td>
               <td>
@@ -57,7 +64,10 @@ function ClientApprovals({ c }: { c: ClientState }) {
 export function Approvals() {
   return (
     <div class="view" data-testid="approvals-view">
-      <PerClient empty="No client yet." render={(c) => <ClientApprovals c={c} />} />
+      <div class="filterbar">
+        <SortToggle />
+      </div>
+      <PerClient empty="No client yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} />} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { ClientState } from '../../src/session/model/model-types.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';
 import { useModel } from '../store-context.ts';
+import { orderClients } from '../view-order.ts';
 
 export function clientTitle(c: ClientState): string {
   // A reconnection (§7.6.1) has the label of the connection it replaces: say which it is.
@@ -19,26 +20,54 @@ export function frameOf(c: Pick<WireClient, 'frameId' | 'frameUrl' | 'origin'>):
   return `frame ${c.frameUrl || '(unknown)'} · origin ${c.origin || '(unknown)'}`;
 }
 
-export function PerClient({ render, empty }: { render: (c: ClientState) => ComponentChildren; empty: string }) {
+/** The clients a per-client view shows, in its order: the one picked in the toolbar, or all of them, the main app client first. */
+export function useShownClients(): ClientState[] {
   const { model, selectedClient } = useModel();
-  const list = [...model.clients.values()].filter((c) => !selectedClient.value || c.client.key === selectedClient.value);
+  return orderClients([...model.clients.values()].filter((c) => !selectedClient.value || c.client.key === selectedClient.value));
+}
+
+export function ClientHeading({ c }: { c: ClientState }) {
+  return (
+    <h2 class="client-title" title={c.client.replaces !== undefined ? `${c.client.key}, reconnection of ${c.client.replaces}` : c.client.key}>
+      {clientTitle(c)}
+      {frameOf(c.client) && (
+        <span class="muted client-frame" data-testid="client-frame">
+          {' '}
+          · {frameOf(c.client)}
+        </span>
+      )}
+    </h2>
+  );
+}
+
+/** "2 clients with nothing to show", for the clients a view leaves out. */
+export function HiddenClients({ count, why = 'with nothing to show' }: { count: number; why?: string }) {
+  if (!count) return null;
+  return (
+    <p class="muted hidden-clients" data-testid="hidden-clients">
+      {count} {count === 1 ? 'client' : 'clients'} {why}
+    </p>
+  );
+}
+
+/**
+ * Each shown client's block, the main app client first. A client for which
+ * `hasContent` is false is left out, and counted at the end.
+ */
+export function PerClient({ render, empty, hasContent }: { render: (c: ClientState) => ComponentChildren; empty: string; hasContent?: (c: ClientState) => boolean }) {
+  const list = useShownClients();
   if (!list.length) return <p class="empty">{empty}</p>;
+  const shown = hasContent ? list.filter(hasContent) : list;
   return (
     <>
-      {list.map((c) => (
+      {shown.map((c) => (
         <section class="client-block" key={c.client.key} data-client-kind={c.client.kind}>
-          <h2 class="client-title" title={c.client.replaces !== undefined ? `${c.client.key}, reconnection of ${c.client.replaces}` : c.client.key}>
-            {clientTitle(c)}
-            {frameOf(c.client) && (
-              <span class="muted client-frame" data-testid="client-frame">
-                {' '}
-                · {frameOf(c.client)}
-              </span>
-            )}
-          </h2>
+          <ClientHeading c={c} />
           {render(c)}
         </section>
       ))}
+      {!shown.length && <p class="empty">{empty}</p>}
+      <HiddenClients count={list.length - shown.length} />
     </>
   );
 }

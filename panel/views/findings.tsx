@@ -5,9 +5,13 @@
  */
 import type { Finding, Party, Severity } from '../../src/session/model/model-types.ts';
 import { ruleById } from '../../src/session/model/rules.ts';
+import { useState } from 'preact/hooks';
+import { SortToggle } from '../components/sort-toggle.tsx';
 import { copyText, safeJson } from '../copy.ts';
 import { clock } from '../display-text.ts';
+import { oldestFirst } from '../sort-order.ts';
 import { useModel, useStore } from '../store-context.ts';
+import { groupFindings, type FindingGroup } from '../view-order.ts';
 import type { SessionModel } from '../../src/session/model/session-model.ts';
 import type { Timers } from '../../src/session/model/timers.ts';
 import { customTimers } from './timers.tsx';
@@ -55,6 +59,46 @@ export function FindingLine({ finding: f }: { finding: Finding }) {
           </button>
         ))}
       </span>
+    </li>
+  );
+}
+
+/** One rule's findings, as the Console shows a repeated message: once, with a count, expandable to each occurrence and its events. */
+function FindingGroupRow({ group: g }: { group: FindingGroup }) {
+  const { recorder } = useModel();
+  const [open, setOpen] = useState(false);
+  const rule = ruleById(g.rule);
+  const first = g.findings[0]!;
+  const n = g.findings.length;
+  const experiments = g.findings.filter((f) => f.experiment).length;
+  return (
+    <li class={`finding-group sev-${g.severity}`} data-rule={g.rule} data-count={n}>
+      <button class="group-toggle" aria-expanded={open} onClick={() => setOpen(!open)} title={open ? 'Hide each finding' : 'Show each finding, with its events'}>
+        <span class="j-arrow" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+        <span class={`badge sev-${g.severity}`}>{g.severity}</span>
+        <span class="group-title">{rule?.title ?? g.rule}</span>
+        <span class="group-count" title={`${n} ${n === 1 ? 'finding' : 'findings'} of this rule`}>
+          ×{n}
+        </span>
+        {experiments > 0 && <span class="badge experiment">{experiments === n ? 'your experiment' : `${experiments} your experiment`}</span>}
+        <span class="section">{first.section}</span>
+        <span class={`party party-${first.party}`}>{first.party}</span>
+        <span class="muted">latest {clock(g.latest)}</span>
+      </button>
+      {open && (
+        <div class="finding-list">
+          {g.findings.map((f) => (
+            <div key={f.id} class="finding-row">
+              <span class="muted">
+                {clock(f.t)} · {recorder.clients.get(f.client)?.kind ?? ''}
+              </span>
+              <FindingLine finding={f} />
+            </div>
+          ))}
+        </div>
+      )}
     </li>
   );
 }
@@ -117,6 +161,7 @@ export function Findings() {
             timers: {customTimers(model.timers).join(', ')}
           </span>
         )}
+        <SortToggle />
         <button title="Copy the findings shown, as JSON" onClick={() => void copyAll(list)}>
           {copied.value ? 'Copied' : 'Copy as JSON'}
         </button>
@@ -131,12 +176,9 @@ export function Findings() {
               : 'No conformance findings so far.'}
         </p>
       ) : (
-        <ul class="finding-list">
-          {list.map((f) => (
-            <div key={f.id} class="finding-row">
-              <span class="muted">{clock(f.t)} · {recorder.clients.get(f.client)?.kind ?? ''}</span>
-              <FindingLine finding={f} />
-            </div>
+        <ul class="finding-groups">
+          {groupFindings(list, oldestFirst.value).map((g) => (
+            <FindingGroupRow key={g.rule} group={g} />
           ))}
         </ul>
       )}

@@ -1,7 +1,11 @@
 /** Each reported surfacesHash beside the recomputed one, and what changed between consecutive surface sets. */
 import type { ClientState, HashVerdict } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
+import { HashText } from '../components/hash-text.tsx';
+import { SortToggle } from '../components/sort-toggle.tsx';
 import { clock } from '../display-text.ts';
+import { oldestFirst } from '../sort-order.ts';
+import { inOrder } from '../view-order.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
@@ -31,15 +35,15 @@ function ClientHashes({ c }: { c: ClientState }) {
           </tr>
         </thead>
         <tbody>
-          {c.hashes.map((h) => (
+          {inOrder(c.hashes, oldestFirst.value).map((h) => (
             <tr key={h.eventId} class={`v-${h.verdict}`} data-verdict={h.verdict}>
               <td>{clock(h.t)}</td>
               <td>
                 <EventLink id={h.eventId} label={h.requestId} />
               </td>
-              <td class="mono">{h.knownSurfaces ?? '—'}</td>
-              <td class="mono">{h.reported ?? '—'}</td>
-              <td class="mono">{h.recomputed ?? '—'}</td>
+              <td class="mono">{typeof h.knownSurfaces === 'string' ? <HashText value={h.knownSurfaces} /> : '—'}</td>
+              <td class="mono">{typeof h.reported === 'string' ? <HashText value={h.reported} other={h.recomputed} /> : '—'}</td>
+              <td class="mono">{typeof h.recomputed === 'string' ? <HashText value={h.recomputed} other={h.reported} /> : '—'}</td>
               <td>{h.carriedSurfaces ? 'carried' : 'left out'}</td>
               <td class="verdict">{VERDICT[h.verdict]}</td>
             </tr>
@@ -50,7 +54,7 @@ function ClientHashes({ c }: { c: ClientState }) {
       <h4>Surface set changes</h4>
       {c.surfaceSets.length === 0 && <p class="muted">No change yet.</p>}
       <ol class="changes">
-        {c.surfaceSets.map((s) => (
+        {inOrder(c.surfaceSets, oldestFirst.value).map((s) => (
           <li key={s.eventId} data-testid="surface-change">
             <div>
               {clock(s.t)} <span class="mono">{s.before}</span> → <span class="mono">{s.after}</span> <EventLink id={s.eventId} label="event" />
@@ -74,7 +78,10 @@ function ClientHashes({ c }: { c: ClientState }) {
 export function Hashes() {
   return (
     <div class="view" data-testid="hashes-view">
-      <PerClient empty="No client yet." render={(c) => <ClientHashes c={c} />} />
+      <div class="filterbar">
+        <SortToggle />
+      </div>
+      <PerClient empty="No client yet." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} />} />
     </div>
   );
 }

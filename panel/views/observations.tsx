@@ -1,62 +1,110 @@
-/** Per observation: the current value as a tree, its history as readable diffs, schema verdicts and update rate. */
-import type { ClientState } from '../../src/session/model/model-types.ts';
+/** Per observation: the current value as a tree, its history as readable diffs, schema verdicts and its peak update rate. */
+import { signal } from '@preact/signals';
+import { useState } from 'preact/hooks';
+import type { ClientState, ObservationState } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
+import { SortToggle } from '../components/sort-toggle.tsx';
+import { anchorId, ViewIndex, type IndexGroup } from '../components/view-index.tsx';
 import { clock } from '../display-text.ts';
-import { PerClient } from './clients.tsx';
+import { oldestFirst } from '../sort-order.ts';
+import { collapsed, matchesQuery, peakRate } from '../view-order.ts';
+import { ClientHeading, clientTitle, HiddenClients, useShownClients } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 
-const SHOWN_HISTORY = 50;
+/** Entries of a history shown until the user asks for all of them. */
+export const COLLAPSED_HISTORY = 5;
 
-function ClientObservations({ c }: { c: ClientState }) {
-  const list = [...c.observations.values()];
-  if (!list.length) return <p class="muted">No observation update yet.</p>;
+/** The Observations view's filter: kept while the user visits other views. */
+const query = signal('');
+
+const keyOf = (o: ObservationState) => `${o.surfaceId}/${o.observationId}`;
+
+function ObservationCard({ o, anchor }: { o: ObservationState; anchor: string }) {
+  const [all, setAll] = useState(false);
+  const invalid = o.history.filter((h) => !h.valid).length;
+  const first = o.droppedHistory + 1;
+  const entries = collapsed(
+    o.history.map((h, i) => ({ h, n: first + i })),
+    COLLAPSED_HISTORY,
+    oldestFirst.value,
+    all,
+  );
+  const peak = Math.max(o.rate, peakRate(o.history.map((h) => h.t)));
   return (
-    <>
-      {list.map((o) => {
-        const invalid = o.history.filter((h) => !h.valid).length;
-        return (
-          <article class="observation" key={`${o.surfaceId}/${o.observationId}`} data-observation={`${o.surfaceId}/${o.observationId}`}>
-            <header>
-              <h3>
-                <code>{o.surfaceId}</code> › <code>{o.observationId}</code>
-              </h3>
-              <span class="badge">{o.updateFrequency}</span>
-              <span class="muted">
-                {o.updates} updates · {o.rate}/s {invalid > 0 && <span class="warn">· {invalid} not matching the schema</span>}
-              </span>
-            </header>
-            <JsonTree value={o.current} label="value" />
-            <details open>
-              <summary>History ({o.history.length}{o.droppedHistory ? `, ${o.droppedHistory} older dropped` : ''})</summary>
-              <ol class="history" reversed>
-                {o.history
-                  .slice(-SHOWN_HISTORY)
-                  .reverse()
-                  .map((h) => (
-                    <li key={h.eventId} class={h.valid ? '' : 'invalid'}>
-                      <span class="muted">{clock(h.t)}</span> <EventLink id={h.eventId} label="update" />
-                      {h.outOfOrder && <span class="warn"> out of order</span>}
-                      {!h.valid && <span class="warn"> schema: {h.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}</span>}
-                      <ul class="summary">
-                        {h.summary.map((line, i) => (
-                          <li key={i}>{line}</li>
-                        ))}
-                      </ul>
-                    </li>
-                  ))}
-              </ol>
-            </details>
-          </article>
-        );
-      })}
-    </>
+    <article class="observation" data-observation={keyOf(o)} id={anchor} tabIndex={-1} aria-label={`observation ${o.surfaceId} › ${o.observationId}`}>
+      <header>
+        <h3>
+          <code>{o.surfaceId}</code> › <code>{o.observationId}</code>
+        </h3>
+        <span class="badge">{o.updateFrequency}</span>
+        <span class="muted">
+          {o.updates} {o.updates === 1 ? 'update' : 'updates'}{' '}
+          <span class="obs-rate" title="The most updates seen within one second of traffic (of the history kept)">
+            · peak {peak}/s
+          </span>{' '}
+          {invalid > 0 && <span class="warn">· {invalid} not matching the schema</span>}
+        </span>
+      </header>
+      <JsonTree value={o.current} label="value" />
+      <details open>
+        <summary>
+          History ({o.history.length}
+          {o.droppedHistory ? `, ${o.droppedHistory} older dropped` : ''})
+        </summary>
+        <ol class="history">
+          {entries.map(({ h, n }) => (
+            <li key={h.eventId} value={n} class={h.valid ? '' : 'invalid'}>
+              <span class="muted">{clock(h.t)}</span> <EventLink id={h.eventId} label="update" />
+              {h.outOfOrder && <span class="warn"> out of order</span>}
+              {!h.valid && <span class="warn"> schema: {h.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}</span>}
+              <ul class="summary">
+                {h.summary.map((line, i) => (
+                  <li key={i}>{line}</li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ol>
+        {o.history.length > COLLAPSED_HISTORY && (
+          <button class="link history-toggle" onClick={() => setAll(!all)}>
+            {all ? `Show the last ${COLLAPSED_HISTORY}` : `Show all ${o.history.length}`}
+          </button>
+        )}
+      </details>
+    </article>
   );
 }
 
 export function Observations() {
+  const clients = useShownClients();
+  const q = query.value;
+  const shown = clients
+    .map((c: ClientState, index) => ({ c, index, list: [...c.observations.values()].filter((o) => matchesQuery(keyOf(o), q) || matchesQuery(`${o.surfaceId} › ${o.observationId}`, q)) }))
+    .filter((x) => x.list.length > 0);
+  const groups: IndexGroup[] = shown.map(({ c, index, list }) => ({
+    key: c.client.key,
+    title: clientTitle(c),
+    entries: list.map((o) => ({ anchor: anchorId('observation', index, keyOf(o)), label: `${o.surfaceId} › ${o.observationId}` })),
+  }));
   return (
-    <div class="view" data-testid="observations-view">
-      <PerClient empty="No client yet." render={(c) => <ClientObservations c={c} />} />
+    <div class="view indexed observations" data-testid="observations-view">
+      <ViewIndex label="Observations" groups={groups} query={query} placeholder="Filter by surface or observation id" />
+      <div class="indexed-body">
+        <div class="filterbar">
+          <SortToggle />
+        </div>
+        {!clients.length && <p class="empty">No client yet.</p>}
+        {clients.length > 0 && !shown.length && <p class="empty">{q.trim() ? `No observation matches "${q.trim()}".` : 'No observation update yet.'}</p>}
+        {shown.map(({ c, index, list }) => (
+          <section class="client-block" key={c.client.key} data-client-kind={c.client.kind}>
+            <ClientHeading c={c} />
+            {list.map((o) => (
+              <ObservationCard key={keyOf(o)} o={o} anchor={anchorId('observation', index, keyOf(o))} />
+            ))}
+          </section>
+        ))}
+        <HiddenClients count={clients.length - shown.length} why={q.trim() ? 'with no matching observation' : 'with nothing to show'} />
+      </div>
     </div>
   );
 }

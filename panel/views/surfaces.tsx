@@ -1,11 +1,17 @@
 /** What the agent can do on this page right now: each client's mounted surfaces, their actions and observations, and their lifecycle. */
+import { signal } from '@preact/signals';
 import { effectAccess, requiresApproval, type OUIAction, type OUISurface } from '../../src/protocol/index.ts';
-import type { ClientState } from '../../src/session/model/model-types.ts';
+import type { ClientState, SurfaceState } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { SchemaView } from '../components/schema-view.tsx';
+import { anchorId, ViewIndex, type IndexGroup } from '../components/view-index.tsx';
 import { clock, short } from '../display-text.ts';
-import { PerClient } from './clients.tsx';
+import { matchesQuery } from '../view-order.ts';
+import { ClientHeading, clientTitle, HiddenClients, useShownClients } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
+
+/** The Surfaces view's filter: kept while the user visits other views. */
+const query = signal('');
 
 function ActionRow({ a }: { a: OUIAction }) {
   const access = effectAccess(a.effect);
@@ -28,11 +34,11 @@ function ActionRow({ a }: { a: OUIAction }) {
   );
 }
 
-function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; since: number; eventId: string }) {
+function SurfaceCard({ s, c, since, eventId, anchor }: { s: OUISurface; c: ClientState; since: number; eventId: string; anchor: string }) {
   const routes = s.activation?.routes;
   const obs = Array.isArray(s.observations) ? s.observations : [];
   return (
-    <article class="surface" data-surface={s.id}>
+    <article class="surface" data-surface={s.id} id={anchor} tabIndex={-1} aria-label={`surface ${s.id}`}>
       <header>
         <h3>
           <code>{s.id}</code> {s.name} {s.version && <span class="muted">v{s.version}</span>}
@@ -79,13 +85,16 @@ function SurfaceCard({ s, c, since, eventId }: { s: OUISurface; c: ClientState; 
   );
 }
 
-function ClientSurfaces({ c }: { c: ClientState }) {
-  const mounted = [...c.surfaces.values()];
+/** What a surface is found by in the filter: its id and its name, as text. */
+function surfaceMatches(s: OUISurface, q: string): boolean {
+  return matchesQuery(String(s.id), q) || (typeof s.name === 'string' && matchesQuery(s.name, q));
+}
+
+function ClientSurfaces({ c, index, mounted }: { c: ClientState; index: number; mounted: SurfaceState[] }) {
   return (
     <>
-      {mounted.length === 0 && <p class="muted">No surface mounted.</p>}
       {mounted.map((m) => (
-        <SurfaceCard key={m.surface.id} s={m.surface} c={c} since={m.since} eventId={m.eventId} />
+        <SurfaceCard key={m.surface.id} s={m.surface} c={c} since={m.since} eventId={m.eventId} anchor={anchorId('surface', index, String(m.surface.id))} />
       ))}
       <details class="lifecycle">
         <summary>Lifecycle ({c.lifecycle.length})</summary>
@@ -102,9 +111,30 @@ function ClientSurfaces({ c }: { c: ClientState }) {
 }
 
 export function Surfaces() {
+  const clients = useShownClients();
+  const q = query.value;
+  const shown = clients
+    .map((c, index) => ({ c, index, mounted: [...c.surfaces.values()].filter((m) => surfaceMatches(m.surface, q)) }))
+    .filter((x) => x.mounted.length > 0);
+  const groups: IndexGroup[] = shown.map(({ c, index, mounted }) => ({
+    key: c.client.key,
+    title: clientTitle(c),
+    entries: mounted.map((m) => ({ anchor: anchorId('surface', index, String(m.surface.id)), label: String(m.surface.id) })),
+  }));
   return (
-    <div class="view surfaces" data-testid="surfaces-view">
-      <PerClient empty="No client has registered a surface yet." render={(c) => <ClientSurfaces c={c} />} />
+    <div class="view indexed surfaces" data-testid="surfaces-view">
+      <ViewIndex label="Surfaces" groups={groups} query={query} placeholder="Filter by surface id" />
+      <div class="indexed-body">
+        {!clients.length && <p class="empty">No client has registered a surface yet.</p>}
+        {clients.length > 0 && !shown.length && <p class="empty">{q.trim() ? `No mounted surface matches "${q.trim()}".` : 'No surface mounted.'}</p>}
+        {shown.map(({ c, index, mounted }) => (
+          <section class="client-block" key={c.client.key} data-client-kind={c.client.kind}>
+            <ClientHeading c={c} />
+            <ClientSurfaces c={c} index={index} mounted={mounted} />
+          </section>
+        ))}
+        <HiddenClients count={clients.length - shown.length} why={q.trim() ? 'with no matching surface' : 'with nothing to show'} />
+      </div>
     </div>
   );
 }
