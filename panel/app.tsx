@@ -107,8 +107,11 @@ function usePanelKeys(store: PanelStore): void {
     input.select();
     return true;
   };
+  // After the render that showed the Timeline: one try, so a later render never takes focus by surprise.
   useLayoutEffect(() => {
-    if (wantFilter.current && focusFilter()) wantFilter.current = false;
+    if (!wantFilter.current) return;
+    wantFilter.current = false;
+    focusFilter();
   });
   useEffect(() => {
     const mac = isMac();
