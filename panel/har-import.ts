@@ -78,16 +78,41 @@ export function readDroppedFile(text: string): FileRead {
 }
 
 /**
- * Several files dropped at once are one session: clients by key, events by
- * id, so the same traffic in two files (a session and its HAR) counts once.
+ * Several files dropped at once are one session. A file met again (the same
+ * clients and events) counts once; a file whose client keys or event ids
+ * another file already uses (two recordings of the same page) keeps its own,
+ * renamed, so neither file's traffic is lost or mixed into the other's.
  */
 export function mergeSessions(files: SessionFile[]): SessionFile {
   const clients = new Map<string, WireClient>();
   const events = new Map<string, WireEvent>();
-  for (const f of files) {
-    for (const c of f.clients) if (!clients.has(c.key)) clients.set(c.key, c);
-    for (const ev of f.events) if (!events.has(ev.id)) events.set(ev.id, ev);
-  }
+  files.forEach((f, k) => {
+    const same = (ev: WireEvent) => {
+      const had = events.get(ev.id);
+      if (!had) return false;
+      try {
+        return JSON.stringify(had) === JSON.stringify(ev);
+      } catch {
+        // Too deep to write out: not known to be the same.
+        return false;
+      }
+    };
+    const seen = f.events.every(same) && f.clients.every((c) => clients.has(c.key));
+    if (seen && k > 0) return;
+    const clash = f.events.some((ev) => events.has(ev.id)) || f.clients.some((c) => clients.has(c.key));
+    const key = (v: string) => (clash ? `${v}~${k + 1}` : v);
+    const id = (v: string) => (clash ? `file${k + 1}:${v}` : v);
+    for (const c of f.clients) {
+      const renamed: WireClient = { ...c, key: key(c.key) };
+      if (c.replaces !== undefined) renamed.replaces = key(c.replaces);
+      clients.set(renamed.key, renamed);
+    }
+    for (const ev of f.events) {
+      const renamed: WireEvent = clash ? { ...ev, id: id(ev.id), client: key(ev.client) } : ev;
+      if (clash && ev.ackOf !== undefined) renamed.ackOf = id(ev.ackOf);
+      events.set(renamed.id, renamed);
+    }
+  });
   const merged = exportSession(clients.values(), events.values());
   // One file keeps its own export date, which the import line names.
   if (files.length === 1) merged.exportedAt = files[0]!.exportedAt;

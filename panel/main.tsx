@@ -6,8 +6,10 @@ import { StoreContext } from './store-context.ts';
 import { browserEnv } from './browser-env.ts';
 import { applyTheme } from './theme.ts';
 import { DropImport } from './drop-import.tsx';
+import { copyHashesWhole } from './hash-copy.ts';
 
 applyTheme();
+copyHashesWhole(document);
 
 const store = new PanelStore(browserEnv());
 const tabId = inspectedTabId();
