@@ -91,8 +91,8 @@ function Tabs() {
 
 /**
  * The panel-wide keys: Ctrl+F (Cmd+F) focuses the Timeline's filter with its
- * text selected, switching to the Timeline first; Escape in that filter goes
- * back to the list (the filter kept); Escape closes the Sites list, focus
+ * text selected, switching to the Timeline first; Escape in that filter (or
+ * any control of its bar) goes back to the list, the filter kept; Escape closes the Sites list, focus
  * back on its button. And focus never falls to the document: when the
  * element that held it goes away (a link that opened another event, a closed
  * detail, a view switched by a link), it moves to the list on screen, else
@@ -126,8 +126,9 @@ function usePanelKeys(store: PanelStore): void {
         return;
       }
       if (e.key !== 'Escape') return;
-      if (e.target === timelineFilter.current && timelineFilter.current) {
-        // A search field's Escape would empty it: keep the filter, go to what it filtered.
+      const bar = timelineFilter.current?.closest('[role=search]');
+      if (bar && e.target instanceof Node && bar.contains(e.target)) {
+        // From the filter or any control of its bar, to what they filter; a search field's Escape would empty it: kept.
         e.preventDefault();
         listInView()?.focus();
         return;
