@@ -12,7 +12,7 @@ export function HashText({ value, other }: { value: string; other?: string | und
     <span class={`hash${differs ? ' hash-differs' : ''}`} title={value} data-hash={value}>
       {segments.map((s, i) =>
         'gap' in s ? (
-          <span key={i} class="hash-gap" title={`${s.gap} characters`}>
+          <span key={i} class="hash-gap" data-gap={s.gap} title={`${s.gap} characters`}>
             …
           </span>
         ) : s.diff ? (

@@ -34,7 +34,7 @@ function ClientAcks({ c }: { c: ClientState }) {
       </thead>
       <tbody>
         {inOrder(c.acks, oldestFirst.value).map((a) => (
-          <tr key={`${a.kind}-${a.eventId}`} data-kind={a.kind} data-request-id={a.requestId} class={a.ok === false ? 'refused' : ''}>
+          <tr key={`${a.kind}-${a.eventId}`} data-t={a.t} data-kind={a.kind} data-request-id={a.requestId} class={a.ok === false ? 'refused' : ''}>
             <td>{clock(a.t)}</td>
             <td>{KIND[a.kind]}</td>
             <td>

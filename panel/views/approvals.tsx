@@ -38,7 +38,7 @@ function ClientApprovals({ c }: { c: ClientState }) {
           const carried = typeof a.carried?.argsHash === 'string' ? a.carried.argsHash : undefined;
           const recomputed = a.recomputed.ok ? a.recomputed.hash : undefined;
           return (
-            <tr key={a.eventId} class={`ap-${v.cls}`} data-outcome={a.outcome} data-check={v.cls}>
+            <tr key={a.eventId} data-t={a.t} class={`ap-${v.cls}`} data-outcome={a.outcome} data-check={v.cls}>
               <td>{clock(a.t)}</td>
               <td>
                 <EventLink id={a.eventId} label={`${a.surfaceId} › ${a.actionId}`} />

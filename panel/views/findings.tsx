@@ -44,7 +44,7 @@ export function FindingLine({ finding: f }: { finding: Finding }) {
       <span class={`badge sev-${f.severity}`}>{f.severity}</span>
       {f.experiment && (
         <span class="badge experiment" title="Raised by a request you injected or replayed, or by what answered it: not the app's own traffic">
-          your experiment
+          experiment
         </span>
       )}
       <span class="section">{f.section}</span>
@@ -82,7 +82,7 @@ function FindingGroupRow({ group: g }: { group: FindingGroup }) {
         <span class="group-count" title={`${n} ${n === 1 ? 'finding' : 'findings'} of this rule`}>
           ×{n}
         </span>
-        {experiments > 0 && <span class="badge experiment">{experiments === n ? 'your experiment' : `${experiments} your experiment`}</span>}
+        {experiments > 0 && <span class="badge experiment">{experiments === n ? 'experiment' : `${experiments} experiments`}</span>}
         <span class="section">{first.section}</span>
         <span class={`party party-${first.party}`}>{first.party}</span>
         <span class="muted">latest {clock(g.latest)}</span>
@@ -90,7 +90,7 @@ function FindingGroupRow({ group: g }: { group: FindingGroup }) {
       {open && (
         <div class="finding-list">
           {g.findings.map((f) => (
-            <div key={f.id} class="finding-row">
+            <div key={f.id} class="finding-row" data-t={f.t}>
               <span class="muted">
                 {clock(f.t)} · {recorder.clients.get(f.client)?.kind ?? ''}
               </span>

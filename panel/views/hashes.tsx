@@ -36,7 +36,7 @@ function ClientHashes({ c }: { c: ClientState }) {
         </thead>
         <tbody>
           {inOrder(c.hashes, oldestFirst.value).map((h) => (
-            <tr key={h.eventId} class={`v-${h.verdict}`} data-verdict={h.verdict}>
+            <tr key={h.eventId} data-t={h.t} class={`v-${h.verdict}`} data-verdict={h.verdict}>
               <td>{clock(h.t)}</td>
               <td>
                 <EventLink id={h.eventId} label={h.requestId} />
@@ -55,7 +55,7 @@ function ClientHashes({ c }: { c: ClientState }) {
       {c.surfaceSets.length === 0 && <p class="muted">No change yet.</p>}
       <ol class="changes">
         {inOrder(c.surfaceSets, oldestFirst.value).map((s) => (
-          <li key={s.eventId} data-testid="surface-change">
+          <li key={s.eventId} data-t={s.t} data-testid="surface-change">
             <div>
               {clock(s.t)} <span class="mono">{s.before}</span> → <span class="mono">{s.after}</span> <EventLink id={s.eventId} label="event" />
             </div>

@@ -53,7 +53,7 @@ function ObservationCard({ o, anchor }: { o: ObservationState; anchor: string })
         </summary>
         <ol class="history">
           {entries.map(({ h, n }) => (
-            <li key={h.eventId} value={n} class={h.valid ? '' : 'invalid'}>
+            <li key={h.eventId} data-t={h.t} value={n} class={h.valid ? '' : 'invalid'}>
               <span class="muted">{clock(h.t)}</span> <EventLink id={h.eventId} label="update" />
               {h.outOfOrder && <span class="warn"> out of order</span>}
               {!h.valid && <span class="warn"> schema: {h.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}</span>}

@@ -90,6 +90,9 @@ describe('panel views on the demo app', () => {
     await view('observations');
     const items = panel.locator('article.observation[data-observation="cart/items"]');
     await items.waitFor();
+    // Histories show their last 5 changes until asked for all of them.
+    const showAll = items.getByRole('button', { name: /^Show all \d+$/ });
+    if (await showAll.count()) await showAll.click();
     const text = await items.innerText();
     assert.match(text, /updates/);
     assert.match(text, /added \/0/);
@@ -119,11 +122,15 @@ describe('panel views on the demo app', () => {
 
   test('Findings: the missing approval is flagged with its section, linked to its event', async () => {
     await view('findings');
-    const finding = panel.locator('.finding[data-rule=approval-missing]').first();
+    // Findings are grouped by rule, with a count: the group opens on its findings.
+    const group = panel.locator('.finding-group[data-rule=approval-missing]');
+    await group.waitFor();
+    await group.getByRole('button', { expanded: false }).click();
+    const finding = group.locator('.finding[data-rule=approval-missing]').first();
     await finding.waitFor();
     assert.match(await finding.innerText(), /error/);
-    assert.equal(await panel.locator('.finding[data-rule=unapproved-run]').count(), 0);
-    assert.equal(await panel.locator('.finding[data-rule=hash-mismatch]').count(), 0);
+    assert.equal(await panel.locator('.finding-group[data-rule=unapproved-run]').count(), 0);
+    assert.equal(await panel.locator('.finding-group[data-rule=hash-mismatch]').count(), 0);
     await finding.locator('button.link').first().click();
     await panel.waitForSelector('[data-testid=event-detail]');
     assert.match(await panel.locator('[data-testid=event-detail]').innerText(), /action:request[\s\S]*place_order/);
@@ -172,7 +179,7 @@ describe('panel views on the demo app', () => {
       observations: 'article.observation[data-observation="cart/items"]',
       acks: 'tr[data-kind=receipt]',
       approvals: 'table.approvals tr[data-outcome=ran]',
-      findings: '.finding[data-rule=approval-missing]',
+      findings: '.finding-group[data-rule=approval-missing]',
       inject: '[data-testid=inject-view]',
     };
     const shots = new Map<string, Buffer>();
