@@ -3,7 +3,7 @@
  * (issue 20, item 4; the usability review's problem 5 and task 9): Home, End,
  * PageUp, PageDown and the arrows in the Timeline's list (with nothing
  * selected, to the newest row), Ctrl+F (Cmd+F) to the filter and Escape
- * back to the list, one Tab stop per tab strip with the arrows inside it,
+ * from its bar back to the list, one Tab stop per tab strip with the arrows inside it,
  * focus never fallen to the document after a link, a closed detail or
  * popover, a cleared session or a switched view; and the review's task 9,
  * "the most recent failure and its cause", in at most TASK_9_KEYS keys.
@@ -37,6 +37,7 @@ let lastFailure: { code: string; message: string };
 const LIST = '[role=tabpanel] .vlist';
 
 interface ListState {
+  /** Focus is on the list or its selected row. */
   focused: boolean;
   /** The selected row's index in the list (from its position), or -1. */
   index: number;
@@ -58,7 +59,8 @@ async function listState(): Promise<ListState> {
     const box = list.getBoundingClientRect();
     const r = row?.getBoundingClientRect();
     return {
-      focused: document.activeElement === list,
+      // Focus on the list (its selected row the active descendant), or on the selected row itself.
+      focused: document.activeElement === list || (!!row && document.activeElement === row),
       index: r ? Math.round((r.top - content.getBoundingClientRect().top) / rowH) : -1,
       id: row?.getAttribute('data-id') ?? null,
       count: Number(list.getAttribute('aria-rowcount')),
@@ -104,14 +106,14 @@ async function freshTimeline(): Promise<void> {
 describe('the panel by keyboard', () => {
   before(async () => {
     demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1280, height: 800 } });
+    browser = await launch({ viewport: { width: 1280, height: 700 } });
     const page = await browser.context.newPage();
     await page.goto(demo.url);
     tabId = await tabIdOf(browser, page);
     panel = await openPanelPage(browser, tabId);
     const client = await demo.runtime.waitForClient();
     // A list longer than a screen: searches, an earlier failure (an invalid quantity), the refused order (no approval), then more searches.
-    for (let i = 0; i < 40; i++) await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: `mug ${i}`, category: 'all', sort: 'price_asc' } });
+    for (let i = 0; i < 70; i++) await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: `mug ${i}`, category: 'all', sort: 'price_asc' } });
     const invalid = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-travel', quantity: 99 } });
     assert.equal(invalid.success, false, 'the invalid quantity fails');
     await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
@@ -240,9 +242,9 @@ describe('the panel by keyboard', () => {
     assert.equal(await focusedLabel(), 'Status');
     await keys.press('f'); //                 6. Status = failed (a closed select's type-ahead)
     assert.equal(await panel.getByLabel('Status', { exact: true }).inputValue(), 'failed');
-    await keys.press('Tab'); //               7. the list
+    await keys.press('Escape'); //            7. from the filter bar to the list
     assert.ok((await listState()).focused);
-    await keys.press('End'); //               8. the newest failure; its detail opens on its error
+    await keys.press('End'); //               8. the newest failure, selected; its detail opens on its error
     const detail = panel.getByTestId('event-detail');
     await detail.waitFor();
     await until(async () => {
@@ -312,7 +314,7 @@ describe('the panel by keyboard', () => {
     assert.equal(await focusedLabel(), 'Sites', 'focus back on the Sites button');
     // A view switched by a Findings link lands on the Timeline with focus on its list.
     await panel.getByRole('tab', { name: 'Findings' }).click();
-    const link = panel.locator('.finding button.link').first();
+    const link = panel.getByRole('tabpanel').getByRole('button', { name: /^action:\S+ at / }).first();
     await link.waitFor();
     await link.focus();
     await keys.press('Enter');
