@@ -10,6 +10,8 @@ export const HEAD = 8;
 export const TAIL = 6;
 /** Unchanged characters kept on each side of a difference in the middle. */
 export const CONTEXT = 2;
+/** A run of characters shorter than this is shown, not elided: "…" would save nothing. */
+const MIN_GAP = 4;
 
 /** Positions of `a` whose character is not `b`'s at the same position (past `b`'s end, every position differs). */
 export function differingPositions(a: string, b: string): number[] {
@@ -24,12 +26,14 @@ export type HashSegment = { text: string; diff: boolean } | { gap: number };
  * `value` shortened for showing beside `other` (undefined: nothing to compare
  * with): the head, the tail and each differing character with a little
  * context are kept, what lies between is a gap of that many characters.
+ * A scheme prefix (`fnv1a64:`) is kept and not counted in the head.
  * Joining the kept texts in order, with the gaps filled back, gives `value`.
  */
 export function hashSegments(value: string, other?: string, head = HEAD, tail = TAIL, context = CONTEXT): HashSegment[] {
   const diff = new Set(other === undefined ? [] : differingPositions(value, other));
   const keep = new Array<boolean>(value.length).fill(false);
-  for (let i = 0; i < value.length; i++) if (i < head || i >= value.length - tail) keep[i] = true;
+  const prefix = /^[A-Za-z][\w-]*:/.exec(value)?.[0].length ?? 0;
+  for (let i = 0; i < value.length; i++) if (i < prefix + head || i >= value.length - tail) keep[i] = true;
   for (const i of diff) for (let j = Math.max(0, i - context); j <= Math.min(value.length - 1, i + context); j++) keep[j] = true;
   const out: HashSegment[] = [];
   let i = 0;
@@ -37,8 +41,7 @@ export function hashSegments(value: string, other?: string, head = HEAD, tail = 
     if (!keep[i]) {
       let j = i;
       while (j < value.length && !keep[j]) j++;
-      // A gap of one character says less than the character itself.
-      if (j - i === 1) keep[i] = true;
+      if (j - i < MIN_GAP) keep[i] = true;
       else {
         out.push({ gap: j - i });
         i = j;

@@ -61,7 +61,7 @@ export function Acks() {
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." hasContent={(c) => c.acks.length > 0} render={(c) => <ClientAcks c={c} />} />
+      <PerClient empty="No client yet." nothing="No acknowledgment, receipt, trimmed re-send or repeat yet." hasContent={(c) => c.acks.length > 0} render={(c) => <ClientAcks c={c} />} />
     </div>
   );
 }

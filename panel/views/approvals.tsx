@@ -67,7 +67,7 @@ export function Approvals() {
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} />} />
+      <PerClient empty="No client yet." nothing="No request to an action that needs approval yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} />} />
     </div>
   );
 }

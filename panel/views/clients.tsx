@@ -54,7 +54,19 @@ export function HiddenClients({ count, why = 'with nothing to show' }: { count: 
  * Each shown client's block, the main app client first. A client for which
  * `hasContent` is false is left out, and counted at the end.
  */
-export function PerClient({ render, empty, hasContent }: { render: (c: ClientState) => ComponentChildren; empty: string; hasContent?: (c: ClientState) => boolean }) {
+export function PerClient({
+  render,
+  empty,
+  hasContent,
+  nothing = 'Nothing to show yet.',
+}: {
+  render: (c: ClientState) => ComponentChildren;
+  /** Said when there is no client. */
+  empty: string;
+  hasContent?: (c: ClientState) => boolean;
+  /** Said when no client has anything to show. */
+  nothing?: string;
+}) {
   const list = useShownClients();
   if (!list.length) return <p class="empty">{empty}</p>;
   const shown = hasContent ? list.filter(hasContent) : list;
@@ -66,7 +78,7 @@ export function PerClient({ render, empty, hasContent }: { render: (c: ClientSta
           {render(c)}
         </section>
       ))}
-      {!shown.length && <p class="empty">{empty}</p>}
+      {!shown.length && <p class="empty">{nothing}</p>}
       <HiddenClients count={list.length - shown.length} />
     </>
   );

@@ -57,7 +57,7 @@ function ClientHashes({ c }: { c: ClientState }) {
         {inOrder(c.surfaceSets, oldestFirst.value).map((s) => (
           <li key={s.eventId} data-t={s.t} data-testid="surface-change">
             <div>
-              {clock(s.t)} <span class="mono">{s.before}</span> → <span class="mono">{s.after}</span> <EventLink id={s.eventId} label="event" />
+              {clock(s.t)} <span class="mono">{typeof s.before === 'string' ? <HashText value={s.before} /> : '—'}</span> → <span class="mono">{typeof s.after === 'string' ? <HashText value={s.after} /> : '—'}</span> <EventLink id={s.eventId} label="event" />
             </div>
             <ul class="summary">
               {s.summary.map((line, i) => (
@@ -81,7 +81,7 @@ export function Hashes() {
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} />} />
+      <PerClient empty="No client yet." nothing="No result has reported a surfacesHash yet, and no surface set changed." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} />} />
     </div>
   );
 }

@@ -142,6 +142,11 @@ describe('hash difference', () => {
     );
   });
 
+  it('keeps a scheme prefix beside the head, and shows a short run rather than eliding it', () => {
+    assert.equal(shortText(hashSegments('fnv1a64:0123456789abcdef')), 'fnv1a64:0123456789abcdef');
+    assert.equal(shortText(hashSegments('fnv1a64:0123456789abcdef0123456789')), 'fnv1a64:01234567…456789');
+  });
+
   it('the review case: a last-character difference', () => {
     const a = 'c353988a00000000000000000000000000000000000000000000000000802c1f';
     const b = 'c353988a00000000000000000000000000000000000000000000000000802c10';
