@@ -9,6 +9,8 @@ import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/wir
 import type { WireClient } from '../src/session/wire/wire.ts';
 import type { AnswerMessage } from '../src/messages.ts';
 import type { Connection } from './connection.ts';
+import type { SessionModel } from '../src/session/model/session-model.ts';
+import type { Recorder } from '../src/session/wire/recorder.ts';
 
 export interface InjectionRecord {
   id: string;
@@ -50,7 +52,10 @@ const MAX_SAVED = 100;
 const storageKey = (origin: string) => `saved:${origin}`;
 
 export class Injector {
+  /** What this panel instance sent, newest first: the history itself is derived from the capture (`injectionHistory`). */
   readonly injections = signal<InjectionRecord[]>([]);
+  /** The last Replay: its record, the event it replays, and whether its new request row was selected yet. */
+  readonly replayed = signal<{ id: string; from: string; selected: boolean } | null>(null);
   private nextAck = INJECT_ACK_BASE;
 
   constructor(private readonly saved: SavedStore) {}
@@ -98,6 +103,11 @@ export class Injector {
     );
   }
 
+  /** Notes that `recordId` replays the captured event `from`: Replay shows its answer beside it and selects its row. */
+  noteReplay(recordId: string, from: string): void {
+    this.replayed.value = { id: recordId, from, selected: false };
+  }
+
   async loadSaved(origin: string): Promise<SavedRequest[]> {
     const list = await this.saved.get(storageKey(origin));
     return Array.isArray(list) ? (list as SavedRequest[]) : [];
@@ -116,4 +126,82 @@ export class Injector {
     await this.saved.set(storageKey(origin), list);
     return list;
   }
+}
+
+/** One experiment in the Inject history: an injected request as the capture shows it, with this panel's word on its delivery when it has one. */
+export interface HistoryRow {
+  key: string;
+  t: number;
+  client: string;
+  requestId: string;
+  surfaceId: string;
+  actionId: string;
+  /** The injected request's event, once captured. */
+  eventId?: string;
+  status: InjectionRecord['status'];
+  error?: string;
+  /** The answer is kept from the app's runtime (not let through). */
+  kept: boolean;
+  replay: boolean;
+}
+
+const MAX_ROWS = 200;
+
+/**
+ * The experiments, newest first: every injected request the capture holds
+ * (so the list survives a panel reload, and shows what another panel of the
+ * tab sent), and what this panel sent that the capture does not show (not
+ * delivered, or not captured yet). A capture's injected send is matched to
+ * this panel's records of the same request id in order.
+ */
+export function injectionHistory(model: SessionModel, recorder: Recorder, records: readonly InjectionRecord[]): HistoryRow[] {
+  const byRequest = new Map<string, InjectionRecord[]>();
+  for (const r of [...records].sort((a, b) => a.t - b.t)) {
+    const k = `${r.client}\u0000${r.request.requestId}`;
+    byRequest.set(k, [...(byRequest.get(k) ?? []), r]);
+  }
+  const rows: HistoryRow[] = [];
+  const matched = new Set<string>();
+  for (const [clientKey, state] of model.clients) {
+    for (const req of state.requests.values()) {
+      let n = 0;
+      for (const send of req.sends) {
+        if (!send.injected) continue;
+        const k = `${clientKey}\u0000${req.requestId}`;
+        const record = byRequest.get(k)?.[n++];
+        const final = req.results.filter((x) => !x.result.interim).at(-1);
+        const held = final ? recorder.byId.get(final.eventId)?.held === true : undefined;
+        rows.push({
+          key: send.eventId,
+          t: record?.t ?? send.t,
+          client: clientKey,
+          requestId: req.requestId,
+          surfaceId: req.surfaceId,
+          actionId: req.actionId,
+          eventId: send.eventId,
+          status: record?.status === 'failed' ? 'failed' : 'delivered',
+          ...(record?.error ? { error: record.error } : {}),
+          kept: record ? !record.letThrough : (held ?? true),
+          replay: record?.replayOf !== undefined,
+        });
+        if (record) matched.add(record.id);
+      }
+    }
+  }
+  for (const r of records) {
+    if (matched.has(r.id)) continue;
+    rows.push({
+      key: r.id,
+      t: r.t,
+      client: r.client,
+      requestId: r.request.requestId,
+      surfaceId: r.request.surfaceId,
+      actionId: r.request.actionId,
+      status: r.status,
+      ...(r.error ? { error: r.error } : {}),
+      kept: !r.letThrough,
+      replay: r.replayOf !== undefined,
+    });
+  }
+  return rows.sort((a, b) => b.t - a.t).slice(0, MAX_ROWS);
 }

@@ -1,12 +1,18 @@
-/** What this panel injected, newest first: delivery, and the client's answer, which opens up to its data or error. */
+/**
+ * The experiments sent into the page, newest first: delivery, and the
+ * client's answer, which opens up to its data or error. Derived from the
+ * capture's injected requests (so it survives a panel reload), with this
+ * panel's word on what it sent that the capture does not show.
+ */
 import type { OUIActionResult } from '../../src/protocol/index.ts';
 import type { RequestState } from '../../src/session/model/model-types.ts';
 import { JsonTree } from '../components/json-tree.tsx';
 import { clock, short } from '../display-text.ts';
+import { injectionHistory } from '../injector.ts';
 import { useModel } from '../store-context.ts';
 
 /** The client's final answer, in one line: "success", "error CODE: message", or where the request stands. */
-function answerLine(state: RequestState | undefined): { line: string; final?: OUIActionResult } {
+export function answerLine(state: RequestState | undefined): { line: string; final?: OUIActionResult } {
   const final = state?.results.filter((x) => !x.result.interim).at(-1)?.result;
   if (final) return { line: final.success ? 'success' : `error ${final.error?.code ?? ''}: ${short(final.error?.message, 80)}`, final };
   return { line: state?.status ?? '' };
@@ -44,15 +50,15 @@ function AnswerBody({ result, id }: { result: OUIActionResult; id: string }) {
 
 export function InjectHistory() {
   const store = useModel();
-  const { model, ui } = store;
+  const { model, recorder, ui } = store;
   const expanded = ui.expanded;
   const toggle = (id: string) => {
     const next = new Set(expanded.value);
     if (!next.delete(id)) next.add(id);
     expanded.value = next;
   };
-  const list = store.injector.injections.value;
-  if (!list.length) return <p class="muted">Nothing injected yet.</p>;
+  const list = injectionHistory(model, recorder, store.injector.injections.value);
+  if (!list.length) return <p class="muted">No experiment sent yet.</p>;
   return (
     <table class="grid history" data-testid="inject-history">
       <thead>
@@ -65,39 +71,39 @@ export function InjectHistory() {
       </thead>
       <tbody>
         {list.map((r) => {
-          const state = model.clients.get(r.client)?.requests.get(r.request.requestId);
+          const state = model.clients.get(r.client)?.requests.get(r.requestId);
           const { line: answer, final } = answerLine(state);
-          const open = expanded.value.has(r.id);
-          const firstSend = state?.sends.find((s) => s.injected)?.eventId ?? state?.sends[0]?.eventId;
+          const open = expanded.value.has(r.key);
+          const answerId = `inj-${r.key.replace(/[^A-Za-z0-9_-]/g, '_')}-answer`;
           return (
-            <tr key={r.id} data-status={r.status} data-request-id={r.request.requestId}>
+            <tr key={r.key} data-status={r.status} data-request-id={r.requestId}>
               <td>{clock(r.t)}</td>
               <td>
-                {firstSend ? (
-                  <button class="link" onClick={() => store.openEvent(firstSend)}>
-                    {r.request.surfaceId} › {r.request.actionId}
+                {r.eventId ? (
+                  <button class="link" onClick={() => store.openEvent(r.eventId!)}>
+                    {r.surfaceId} › {r.actionId}
                   </button>
                 ) : (
-                  `${r.request.surfaceId} › ${r.request.actionId}`
+                  `${r.surfaceId} › ${r.actionId}`
                 )}{' '}
-                <span class="muted mono">{r.request.requestId.slice(0, 8)}</span>
-                {r.replayOf && <span class="muted"> replay</span>}
+                <span class="muted mono">{r.requestId.slice(0, 8)}</span>
+                {r.replay && <span class="muted"> replay</span>}
               </td>
               <td class={r.status === 'failed' ? 'warn' : ''}>
                 {r.status}
                 {r.error ? `: ${r.error}` : ''}
-                {r.letThrough ? '' : ' · answer kept from the runtime'}
+                {r.kept ? ' · answer kept from the runtime' : ''}
               </td>
               <td class="answer">
                 {final ? (
                   <>
-                    <button class="link disclosure" aria-expanded={open} aria-controls={`${r.id}-answer`} onClick={() => toggle(r.id)}>
+                    <button class="link disclosure" aria-expanded={open} aria-controls={answerId} onClick={() => toggle(r.key)}>
                       <span aria-hidden="true">{open ? '▾' : '▸'} </span>
                       <span data-testid="inject-answer" class={final.success ? 'ok' : 'warn'}>
                         {answer}
                       </span>
                     </button>
-                    {open && <AnswerBody result={final} id={`${r.id}-answer`} />}
+                    {open && <AnswerBody result={final} id={answerId} />}
                   </>
                 ) : (
                   <span data-testid="inject-answer">{answer}</span>

@@ -1,9 +1,11 @@
 /**
- * The composer: pick a client, a surface and an action; fill params with a
- * form generated from the action's input schema or as raw JSON, validated as
- * you type; add an approval (right, wrong or none) for an action that needs
- * one; send it into the live page. Below: what was injected, and the requests
- * saved for this origin.
+ * The composer: pick a surface (the client too, when more than one has it)
+ * and an action; fill params with a form generated from the action's input
+ * schema or as raw JSON, validated as you type; add an approval (right, wrong
+ * or none) for an action that needs one; send it into the live page. A
+ * surface that unmounts stays chosen, said to be not mounted and why, and can
+ * still be sent to on purpose. Below: the requests saved for this origin, and
+ * the experiments sent into the page.
  */
 import { requiresApproval, validateJson, type OUIAction, type OUISurface } from '../../src/protocol/index.ts';
 import { whyNotInjectable } from '../../src/session/wire/injection.ts';
@@ -11,7 +13,7 @@ import type { SessionModel } from '../../src/session/model/session-model.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';
 import { SchemaForm, initialValue } from '../components/schema-form.tsx';
 import { short } from '../display-text.ts';
-import { hashOf, parseParams, type ComposerState } from '../composer.ts';
+import { composerClient, hashOf, lastKnownSurface, notMountedReason, parseParams, surfaceChoices, type ComposerState, type SurfaceChoice } from '../composer.ts';
 import { useModel, useStore } from '../store-context.ts';
 import { InjectHistory } from './inject-history.tsx';
 import { SavedRequests } from './saved-requests.tsx';
@@ -27,33 +29,57 @@ export function clientOption(model: SessionModel, client: WireClient): string {
   return `${client.kind}: ${client.label} — ${ids.length === 0 ? 'no surfaces' : `${ids.length === 1 ? 'surface' : 'surfaces'} ${shown}`}`;
 }
 
-function Pickers({ c, surfaces, surface, update }: { c: ComposerState; surfaces: OUISurface[]; surface: OUISurface | undefined; update: Update }) {
+/**
+ * Surface first, then the client: the client picker shows only while no
+ * surface is chosen or more than one client has it; the only client with it
+ * is chosen for the user and named as text. A surface known from earlier but
+ * not mounted now is listed greyed out, and stays chosen when it unmounts.
+ */
+function Pickers({ c, choices, client, surface, update }: { c: ComposerState; choices: SurfaceChoice[]; client: WireClient | undefined; surface: OUISurface | undefined; update: Update }) {
   const { model, recorder } = useModel();
-  const clients = [...recorder.clients.values()].filter((cl) => model.clients.get(cl.key)?.surfaces.size);
+  const injectable = [...recorder.clients.values()].filter((cl) => model.clients.get(cl.key)?.surfaces.size || model.clients.get(cl.key)?.lifecycle.length);
+  const choice = choices.find((x) => x.id === c.surfaceId);
+  // The clients to choose from: those with the surface (mounted, or else known), or all while none is chosen.
+  const candidates = choice ? injectable.filter((cl) => choice.clients.includes(cl.key)) : injectable;
+  const pickSurface = (surfaceId: string) => {
+    const next = choices.find((x) => x.id === surfaceId);
+    const keep = next?.clients.includes(c.client);
+    update({ surfaceId, actionId: '', client: keep ? c.client : next?.clients.length === 1 ? next.clients[0]! : next ? '' : c.client });
+  };
   const pickAction = (actionId: string) => {
     const a = surface?.actions?.find((x) => x.id === actionId);
     update({ actionId, paramsText: JSON.stringify(a ? (initialValue(a.input) ?? {}) : {}, null, 2), requestId: undefined, replayOf: undefined });
   };
+  // A surface chosen from a client's list (Edit and send, a saved request) that the list no longer offers: kept, as not mounted.
+  const listed = choice || !c.surfaceId ? choices : [...choices, { id: c.surfaceId, mounted: false, clients: client ? [client.key] : [] }];
   return (
     <div class="pickers">
       <label>
-        Inject into client{' '}
-        <select aria-label="Inject into client" value={c.client} onChange={(e) => update({ client: (e.target as HTMLSelectElement).value, surfaceId: '', actionId: '' })}>
-          <option value="">— choose —</option>
-          {clients.map((cl) => (
-            <option value={cl.key}>{clientOption(model, cl)}</option>
-          ))}
-        </select>
-      </label>
-      <label>
         Surface{' '}
-        <select aria-label="Surface" value={c.surfaceId} onChange={(e) => update({ surfaceId: (e.target as HTMLSelectElement).value, actionId: '' })}>
+        <select aria-label="Surface" value={c.surfaceId} onChange={(e) => pickSurface((e.target as HTMLSelectElement).value)}>
           <option value="">—</option>
-          {surfaces.map((s) => (
-            <option value={s.id}>{s.id}</option>
+          {listed.map((s) => (
+            <option value={s.id} class={s.mounted ? '' : 'unmounted'} data-mounted={s.mounted ? 'true' : 'false'}>
+              {s.mounted ? s.id : `${s.id} — not mounted now`}
+            </option>
           ))}
         </select>
       </label>
+      {choice && candidates.length === 1 && client ? (
+        <span class="chosen-client" data-testid="chosen-client" title="The only client with this surface">
+          Client <b>{client.kind}</b>: {client.label}
+        </span>
+      ) : (
+        <label>
+          Inject into client{' '}
+          <select aria-label="Inject into client" value={c.client} onChange={(e) => update({ client: (e.target as HTMLSelectElement).value })}>
+            <option value="">— choose —</option>
+            {candidates.map((cl) => (
+              <option value={cl.key}>{clientOption(model, cl)}</option>
+            ))}
+          </select>
+        </label>
+      )}
       <label>
         Action{' '}
         <select aria-label="Action" value={c.actionId} onChange={(e) => pickAction((e.target as HTMLSelectElement).value)}>
@@ -76,7 +102,7 @@ function ParamsEditors({ c, action, parsed, validation, update }: { c: ComposerS
       <div class="form-pane">
         <h3>Form</h3>
         {parsed.ok ? (
-          <SchemaForm schema={action.input} value={parsed.value} onChange={(v) => update({ paramsText: JSON.stringify(v ?? {}, null, 2) })} />
+          <SchemaForm schema={action.input} value={parsed.value} errors={validation && !validation.valid ? validation.errors : []} onChange={(v) => update({ paramsText: JSON.stringify(v ?? {}, null, 2) })} />
         ) : (
           <p class="muted">Fix the JSON to use the form.</p>
         )}
@@ -127,7 +153,13 @@ function ApprovalBlock({ c, action, update }: { c: ComposerState; action: OUIAct
   );
 }
 
-function SendRow({ c, parsed, validation, blocked, update }: { c: ComposerState; parsed: Parsed; validation: Validation | null; blocked: string | null; update: Update }) {
+/** What the Send button says: plain "Send", or "Send anyway (…)" naming what is wrong with sending now. */
+export function sendLabel(notMounted: boolean, invalid: boolean): string {
+  const why = [notMounted && 'not mounted', invalid && 'invalid params'].filter(Boolean);
+  return why.length ? `Send anyway (${why.join(', ')})` : 'Send';
+}
+
+function SendRow({ c, parsed, validation, blocked, notMounted, update }: { c: ComposerState; parsed: Parsed; validation: Validation | null; blocked: string | null; notMounted: boolean; update: Update }) {
   const store = useStore();
   const invalid = validation !== null && !validation.valid;
   return (
@@ -139,7 +171,7 @@ function SendRow({ c, parsed, validation, blocked, update }: { c: ComposerState;
         <input type="checkbox" checked={c.letThrough} onChange={(e) => update({ letThrough: (e.target as HTMLInputElement).checked })} /> let the answer reach the app's runtime
       </label>
       <button class="primary" disabled={!parsed.ok || !!blocked} onClick={() => store.sendComposed(store.ui.composer.value)}>
-        {invalid ? 'Send anyway (invalid params)' : 'Send'}
+        {sendLabel(notMounted, invalid)}
       </button>
     </div>
   );
@@ -151,10 +183,12 @@ export function Inject() {
   const c = composer.value;
   const update: Update = (patch) => (composer.value = { ...composer.value, ...patch });
   if (source.value === 'import') return <p class="empty">Injection needs a live page: go back to live to inject.</p>;
-  const client = recorder.clients.get(c.client);
-  const clientState = model.clients.get(c.client);
-  const surfaces: OUISurface[] = clientState ? [...clientState.surfaces.values()].map((s) => s.surface) : [];
-  const surface = surfaces.find((s) => s.id === c.surfaceId);
+  const clientKeys = [...recorder.clients.keys()];
+  const choices = surfaceChoices(model, clientKeys);
+  const client = composerClient(c, recorder, model);
+  // The surface as mounted now, or as last seen: one that unmounted keeps its actions, form and JSON.
+  const surface = client ? lastKnownSurface(model, recorder, client.key, c.surfaceId) : undefined;
+  const notMounted = client && c.surfaceId ? notMountedReason(model, recorder, client.key, c.surfaceId) : null;
   const action: OUIAction | undefined = surface?.actions?.find((a) => a.id === c.actionId);
   const blocked = client ? whyNotInjectable(client) : null;
   const parsed = parseParams(c.paramsText);
@@ -163,7 +197,15 @@ export function Inject() {
   return (
     <div class="view inject" data-testid="inject-view">
       <div class="composer">
-        <Pickers c={c} surfaces={surfaces} surface={surface} update={update} />
+        <Pickers c={c} choices={choices} client={client} surface={surface} update={update} />
+        {notMounted && (
+          <p class="warn" data-testid="not-mounted" role="status">
+            {notMounted}. A request sent now is expected to fail with SURFACE_UNAVAILABLE.
+          </p>
+        )}
+        {client && c.surfaceId && !surface && c.actionId && (
+          <p class="muted">This surface's definition is no longer in the capture: edit the params as JSON.</p>
+        )}
         {blocked && <p class="warn">{blocked}</p>}
         {c.requestId && (
           <p class="notice-inline">
@@ -178,9 +220,9 @@ export function Inject() {
             <p class="desc">{short(action.description, 300)}</p>
             <ParamsEditors c={c} action={action} parsed={parsed} validation={validation} update={update} />
             {requiresApproval(action.effect, action.confirm === true) && <ApprovalBlock c={c} action={action} update={update} />}
-            <SendRow c={c} parsed={parsed} validation={validation} blocked={blocked} update={update} />
           </>
         )}
+        {(action || (client && c.surfaceId && c.actionId)) && <SendRow c={c} parsed={parsed} validation={validation} blocked={client ? blocked : 'no client chosen'} notMounted={notMounted !== null} update={update} />}
       </div>
       {client && (
         <SavedRequests
@@ -188,7 +230,7 @@ export function Inject() {
           onLoad={(s) => update({ surfaceId: s.surfaceId, actionId: s.actionId, paramsText: typeof s.params === 'string' ? s.params : JSON.stringify(s.params, null, 2), requestId: undefined })}
         />
       )}
-      <h3>Injected</h3>
+      <h3>Experiments</h3>
       <InjectHistory />
     </div>
   );
