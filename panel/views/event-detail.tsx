@@ -2,12 +2,11 @@
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { TabStrip } from '../components/tab-strip.tsx';
-import { safeJson } from '../copy.ts';
 import { bytes, clock, ms, typeLabel } from '../display-text.ts';
 import { useModel, useStore } from '../store-context.ts';
 import type { DetailTab } from '../store.ts';
-import type { ComposerState } from '../composer.ts';
 import { FindingLine } from './findings.tsx';
+import { Replay } from './replay.tsx';
 
 export function EventLink({ id, label }: { id: string; label?: string }) {
   const { recorder, selectedEvent } = useStore();
@@ -30,7 +29,7 @@ function Exchange({ ev }: { ev: WireEvent }) {
       <ul>
         {req.sends.map((s, i) => (
           <li key={s.eventId}>
-            {i === 0 ? 'request' : `repeat ${i}`} <EventLink id={s.eventId} /> {s.injected ? '(injected)' : ''}
+            {i === 0 ? 'request' : `repeat ${i}`} <EventLink id={s.eventId} /> {s.injected ? '(experiment)' : ''}
           </li>
         ))}
         {req.receipts.map((r) => (
@@ -51,38 +50,6 @@ function Exchange({ ev }: { ev: WireEvent }) {
           </li>
         ))}
       </ul>
-    </div>
-  );
-}
-
-/** Replay a captured request: a fresh id by default, the same id to see the client's repeat handling, or edited in the composer. */
-function Replay({ ev }: { ev: WireEvent }) {
-  const p = ev.payload as { requestId?: unknown; surfaceId?: unknown; actionId?: unknown; params?: unknown; approval?: { approvalId?: unknown } } | null;
-  const store = useStore();
-  const client = store.recorder.clients.get(ev.client);
-  if (!p || typeof p.surfaceId !== 'string' || typeof p.actionId !== 'string' || !client) return null;
-  const base: Partial<ComposerState> = {
-    client: client.key,
-    surfaceId: p.surfaceId,
-    actionId: p.actionId,
-    paramsText: safeJson(p.params ?? {}),
-    replayOf: ev.id,
-    ...(typeof p.approval?.approvalId === 'string' ? { approvalId: p.approval.approvalId } : {}),
-    approvalMode: p.approval ? 'matching' : 'none',
-  };
-  const send = (sameId: boolean) =>
-    store.sendComposed({ ...store.ui.composer.peek(), wantReceipt: true, letThrough: false, ...base, ...(sameId && typeof p.requestId === 'string' ? { requestId: p.requestId } : { requestId: undefined }) } as ComposerState);
-  return (
-    <div class="replay" role="group" aria-label="Replay">
-      <button onClick={() => send(false)} title="Send it again with a fresh requestId">
-        Replay
-      </button>
-      <button onClick={() => send(true)} title="Send it again with the same requestId, to see how the client handles a repeat (§7.3.7)">
-        Replay same id
-      </button>
-      <button onClick={() => store.openComposer(base)} title="Open in the composer to edit the params first">
-        Edit and send…
-      </button>
     </div>
   );
 }
@@ -122,7 +89,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
       </header>
       {(ev.injected || model.isExperiment(ev.id)) && (
         <p class="experiment-note" data-testid="experiment-note">
-          {ev.injected ? 'Sent by this panel (injected or replayed)' : 'Answers a request this panel injected or replayed'}: your experiment, not the app's own traffic. Its findings are left out of the app's counts unless shown.
+          {ev.injected ? 'Experiment: sent from this panel (injected or replayed)' : 'Experiment: answers a request sent from this panel'}, not the app's own traffic. Its findings are left out of the app's counts unless shown.
         </p>
       )}
       <HalfCaptured client={ev.client} />

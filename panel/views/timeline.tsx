@@ -128,7 +128,7 @@ class Row extends Component<RowProps> {
         <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
         <span class="c-type">
           {type}
-          {ev.injected ? ' (injected)' : experiment ? ' (your experiment)' : ''}
+          {experiment ? ' (experiment)' : ''}
         </span>
         <span class="c-target">{targetOf(ev, req)}</span>
         <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
