@@ -103,6 +103,11 @@ export class Matches {
     return i >= 0 && i < this.length ? this.events[this.places[this.start + i]! - this.evicted] : undefined;
   }
 
+  /** The absolute place (evicted + index in the events) of match `i`, 0 <= i < length. */
+  placeAt(i: number): number {
+    return this.places[this.start + i]!;
+  }
+
   /** Where `ev` is among the matches, or -1. */
   indexOf(ev: WireEvent): number {
     for (let k = 0; k < this.length; k++) if (this.events[this.places[this.start + k]! - this.evicted] === ev) return k;

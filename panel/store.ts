@@ -31,11 +31,14 @@ import { Injector, type SavedStore } from './injector.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
 import { COVERAGE_POLL_MS, CoverageWatch } from './coverage-watch.ts';
 import { TimelineFilter, type Matches, type UpdateMode } from './incremental-filter.ts';
+import { EventRows, Exchanges, type Rows } from './exchanges.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
-import type { Category } from './display-text.ts';
+import { clock, typeLabel, type Category } from './display-text.ts';
 
 export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'coverage';
 export type DetailTab = 'payload' | 'raw' | 'exchange';
+/** The Timeline's rows: one per exchange (a request with its receipt, results and acks), or one per event. */
+export type RowsMode = 'exchanges' | 'events';
 
 /** What the browser gives the panel; tests give plain objects. */
 export interface PanelEnv {
@@ -60,6 +63,13 @@ function viewState() {
       action: signal(''),
       status: signal(''),
       text: signal(''),
+      rows: signal<RowsMode>('exchanges'),
+      /** Exchanges (by key, panel/exchanges.ts) whose events are shown under their row. */
+      expanded: signal<ReadonlySet<string>>(new Set()),
+      /** What opening an event had to change to show it (a filter cleared), said once. */
+      note: signal<string | null>(null),
+      /** A row to focus once it is rendered: an event opened from a link, or the selection moved by keyboard. */
+      focus: signal<{ id: string; seq: number } | null>(null),
     },
     /** The event detail's tab, and for which event: a newly selected event opens on its payload. */
     detailTab: signal<{ eventId: string; tab: DetailTab } | null>(null),
@@ -82,7 +92,10 @@ export interface Session {
 
 /** The Timeline's list: the matching events, how many are shown in all, and how the filter got them (for the bench). */
 export interface TimelineList {
+  /** The matching events. */
   readonly matches: Matches;
+  /** What the list shows: the matches folded by exchange, or one row each ("All events"). */
+  readonly rows: Rows;
   readonly end: number;
   readonly mode: UpdateMode;
   readonly testedLast: number;
@@ -127,8 +140,13 @@ export class PanelStore {
     request: (client, id) => this.session.peek().model.clients.get(client)?.requests.get(id),
     event: (id) => this.session.peek().recorder.byId.get(id),
   });
+  /** Which exchange each event belongs to, for the Timeline's exchange rows. */
+  private readonly exchanges = new Exchanges((id) => this.session.peek().recorder.byId.get(id));
   /** The Timeline's list under its filter bar, from the session as published. */
   readonly timeline: ReadonlySignal<TimelineList>;
+  /** Some filter of the Timeline narrows it (the client picker included). */
+  readonly filtersActive: ReadonlySignal<boolean>;
+  private focusSeq = 0;
   connection: Connection | null = null;
   private redrawScheduled = false;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
@@ -152,8 +170,14 @@ export class PanelStore {
       const events = recorder.events;
       const end = paused === null ? events.length : Math.min(paused, events.length);
       const criteria = { client: this.selectedClient.value, category: t.category.value, surface: t.surface.value, action: t.action.value, status: t.status.value, text: t.text.value };
-      const matches = this.filter.update({ events, end, evicted: recorder.evicted }, criteria, model);
-      return { matches, end, mode: this.filter.mode, testedLast: this.filter.testedLast, testedTotal: this.filter.testedTotal };
+      const source = { events, end, evicted: recorder.evicted };
+      const matches = this.filter.update(source, criteria, model);
+      const rows = t.rows.value === 'exchanges' ? this.exchanges.fold(source, matches, t.expanded.value) : new EventRows(matches);
+      return { matches, rows, end, mode: this.filter.mode, testedLast: this.filter.testedLast, testedTotal: this.filter.testedTotal };
+    });
+    this.filtersActive = computed(() => {
+      const t = this.ui.timeline;
+      return !!(this.selectedClient.value || t.category.value || t.surface.value || t.action.value || t.status.value || t.text.value);
     });
   }
 
@@ -207,10 +231,70 @@ export class PanelStore {
     this.view.value = 'inject';
   }
 
-  /** Shows an event in the Timeline. */
+  /** Resets every filter of the Timeline: type, surface, action, status, free text and the client picker. */
+  clearFilters(): void {
+    const t = this.ui.timeline;
+    batch(() => {
+      t.category.value = '';
+      t.surface.value = '';
+      t.action.value = '';
+      t.status.value = '';
+      t.text.value = '';
+      this.selectedClient.value = '';
+      t.note.value = null;
+    });
+  }
+
+  /** Shows or hides an exchange's events under its row. */
+  toggleExchange(key: string, open?: boolean): void {
+    const now = this.ui.timeline.expanded.peek();
+    if ((open ?? !now.has(key)) === now.has(key)) return;
+    const next = new Set(now);
+    if (next.has(key)) next.delete(key);
+    else next.add(key);
+    this.ui.timeline.expanded.value = next;
+  }
+
+  /** Asks the Timeline to focus the row of event `id` once it is rendered. */
+  focusRow(id: string): void {
+    this.ui.timeline.focus.value = { id, seq: ++this.focusSeq };
+  }
+
+  /**
+   * Opens an event, as DevTools' "Reveal in Network panel" does: the
+   * Timeline, the event selected, its row scrolled into view and focused.
+   * What hides its row is undone: its exchange is expanded, and filters
+   * that hide it are cleared (the Timeline says so), a pause that stops
+   * before it is resumed.
+   */
   openEvent(id: string): void {
-    this.selectedEvent.value = id;
-    this.view.value = 'timeline';
+    const t = this.ui.timeline;
+    const ev = this.session.peek().recorder.byId.get(id);
+    batch(() => {
+      this.view.value = 'timeline';
+      this.selectedEvent.value = id;
+      t.note.value = ev ? null : 'That event is no longer in the list: the oldest events were dropped.';
+    });
+    if (!ev) return;
+    const shown = () => this.timeline.value.rows.indexOf(ev) >= 0;
+    const exchange = () => (t.rows.peek() === 'exchanges' ? this.exchanges.of(ev) : undefined);
+    const changed: string[] = [];
+    if (!shown()) {
+      const x = exchange();
+      if (x) this.toggleExchange(x.key, true);
+    }
+    if (!shown() && this.filtersActive.peek()) {
+      this.clearFilters();
+      changed.push('Filters cleared');
+      const x = exchange();
+      if (x && !shown()) this.toggleExchange(x.key, true);
+    }
+    if (!shown() && this.pausedAt.peek() !== null) {
+      this.pausedAt.value = null;
+      changed.push(changed.length ? 'the Timeline resumed' : 'Timeline resumed');
+    }
+    if (changed.length) t.note.value = `${changed.join(' and ')} to show ${typeLabel(ev)} at ${clock(ev.t)}.`;
+    this.focusRow(id);
   }
 
   private liveRecorder(): Recorder {

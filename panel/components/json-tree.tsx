@@ -42,7 +42,7 @@ function scalarClass(value: unknown): string {
   return `j-${typeof value}`;
 }
 
-function Node({ name, value, depth, open: initiallyOpen, deep: deepIn }: { name: string | null; value: unknown; depth: number; open: boolean; deep?: DeepOpen | undefined }) {
+function Node({ name, value, depth, open: initiallyOpen, deep: deepIn, openKeys }: { name: string | null; value: unknown; depth: number; open: boolean; deep?: DeepOpen | undefined; openKeys?: readonly string[] | undefined }) {
   const isObject = value !== null && typeof value === 'object';
   // Opened by an Alt+click above: each container takes one node of the budget, and opens its own children the same way.
   const [deep, setDeep] = useState<DeepOpen | undefined>(() => (deepIn && isObject && deepIn.left > 0 ? (deepIn.left--, deepIn) : undefined));
@@ -90,7 +90,7 @@ function Node({ name, value, depth, open: initiallyOpen, deep: deepIn }: { name:
         <span class="j-preview">{preview(value)}</span>
         <CopyButton value={value} title={`Copy ${name === null ? 'the value' : name} as JSON`} />
       </div>
-      {open && entries.map(([k, v]) => <Node key={k} name={k} value={v} depth={depth + 1} open={false} deep={deep} />)}
+      {open && entries.map(([k, v]) => <Node key={k} name={k} value={v} depth={depth + 1} open={!!openKeys?.includes(k)} deep={deep} />)}
       {open && total > shown && (
         <button class="link" style={{ marginLeft: `${depth * 12 + 24}px` }} onClick={() => setShown(shown + PAGE)}>
           show {Math.min(PAGE, total - shown)} more of {total - shown}
@@ -100,10 +100,11 @@ function Node({ name, value, depth, open: initiallyOpen, deep: deepIn }: { name:
   );
 }
 
-export function JsonTree({ value, label, open = true }: { value: unknown; label?: string; open?: boolean }) {
+/** `openKeys`: children of the root shown open (a failed result's `error`). */
+export function JsonTree({ value, label, open = true, openKeys }: { value: unknown; label?: string; open?: boolean; openKeys?: readonly string[] }) {
   return (
     <div class="json-tree" role="tree">
-      <Node name={label ?? null} value={value} depth={0} open={open} />
+      <Node name={label ?? null} value={value} depth={0} open={open} openKeys={openKeys} />
     </div>
   );
 }

@@ -1,18 +1,26 @@
-/** The selected event: its payload as a tree, its raw frame, the exchange it belongs to and what the inspector found in it. */
+/**
+ * The selected event: for an event of a request, the line the user came
+ * for first (its status, and for a failed answer its code and message);
+ * its payload as a tree (a failed result's `error` open), its raw frame, the
+ * exchange it belongs to and what the inspector found in it. `EventLink`
+ * names an event anywhere in the panel and opens it in the Timeline.
+ */
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { CopyButton, JsonTree } from '../components/json-tree.tsx';
 import { TabStrip } from '../components/tab-strip.tsx';
 import { bytes, clock, ms, typeLabel } from '../display-text.ts';
 import { useModel, useStore } from '../store-context.ts';
 import type { DetailTab } from '../store.ts';
+import { answerOf, failureText, requestSummary } from '../event-request.ts';
 import { FindingLine } from './findings.tsx';
 import { Replay } from './replay.tsx';
 
+/** A link to an event: opens it in the Timeline, selected, in view and focused (panel/store.ts `openEvent`), from any view. */
 export function EventLink({ id, label }: { id: string; label?: string }) {
-  const { recorder, selectedEvent } = useStore();
-  const ev = recorder.byId.get(id);
+  const store = useStore();
+  const ev = store.recorder.byId.get(id);
   return (
-    <button class="link" onClick={() => (selectedEvent.value = id)} title={id}>
+    <button class="link" data-event-link={id} onClick={() => store.openEvent(id)} title={`Open in the Timeline (${id})`}>
       {label ?? (ev ? `${typeLabel(ev)} at ${clock(ev.t)}` : `${id} (no longer in the list)`)}
     </button>
   );
@@ -21,10 +29,12 @@ export function EventLink({ id, label }: { id: string; label?: string }) {
 function Exchange({ ev }: { ev: WireEvent }) {
   const req = useModel().requestOf(ev);
   if (!req) return <p class="muted">This event is not part of a request.</p>;
+  const failure = failureText(req);
   return (
     <div class="exchange">
       <p>
         <b>{req.surfaceId} › {req.actionId}</b> <span class={`s-${req.status}`}>{req.status}</span> {ms(req.durationMs)}
+        {failure && <span class="s-failed"> · {failure}</span>}
       </p>
       <ul>
         {req.sends.map((s, i) => (
@@ -39,7 +49,7 @@ function Exchange({ ev }: { ev: WireEvent }) {
         ))}
         {req.results.map((r) => (
           <li key={r.eventId}>
-            {r.result.interim ? 'interim result' : 'result'} {r.result.success ? 'success' : `error ${r.result.error?.code ?? ''}`}
+            {r.result.interim ? 'interim result' : 'result'} {r.result.success ? 'success' : `error ${r.result.error?.code ?? ''}${r.result.error?.message ? `: ${r.result.error.message}` : ''}`}
             {r.result.delivery ? ` trimmed (omitted ${r.result.delivery.omitted.join(', ')})` : ''} <EventLink id={r.eventId} />
             {r.ack && (
               <>
@@ -70,7 +80,10 @@ function HalfCaptured({ client }: { client: string }) {
 }
 
 export function EventDetail({ ev }: { ev: WireEvent }) {
-  const { model, recorder, selectedEvent, ui } = useModel();
+  const store = useModel();
+  const { model, recorder, selectedEvent, ui } = store;
+  const req = store.requestOf(ev);
+  const answer = req && answerOf(req);
   const tab = ui.detailTab;
   const client = recorder.clients.get(ev.client);
   const findings = model.findings.filter((f) => f.events.includes(ev.id));
@@ -87,6 +100,20 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           ✕
         </button>
       </header>
+      {req && (
+        <p class={`request-summary s-${req.status}`} data-testid="request-summary" data-status={req.status}>
+          <b>
+            {req.surfaceId} › {req.actionId}
+          </b>{' '}
+          {requestSummary(req)}
+          {answer && answer.eventId !== ev.id && !answer.success && (
+            <>
+              {' '}
+              <EventLink id={answer.eventId} label="answer" />
+            </>
+          )}
+        </p>
+      )}
       {(ev.injected || model.isExperiment(ev.id)) && (
         <p class="experiment-note" data-testid="experiment-note">
           {ev.injected ? 'Experiment: sent from this panel (injected or replayed)' : 'Experiment: answers a request sent from this panel'}, not the app's own traffic. Its findings are left out of the app's counts unless shown.
@@ -110,7 +137,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
         tabs={(['payload', 'raw', 'exchange'] as const).map((t) => ({ id: t, label: t, domId: `detail-tab-${t}` }))}
       />
       <div class="detail-body" id="detail-body" role="tabpanel" aria-labelledby={`detail-tab-${current}`}>
-        {current === 'payload' && <JsonTree value={ev.payload} />}
+        {current === 'payload' && <JsonTree value={ev.payload} openKeys={ev.type === 'action:result' ? ['error'] : undefined} />}
         {current === 'raw' && <pre class="raw">{ev.raw ?? '(no raw text: binary, direct call or over the capture cap)'}</pre>}
         {current === 'exchange' && <Exchange ev={ev} />}
       </div>

@@ -1,13 +1,18 @@
 /**
- * Every event, newest last, like the Network panel: requests show their
- * status and duration, results and acknowledgments the request they answer.
- * A filter bar narrows by type, surface, action, status and free text; the
- * list is the store's `timeline` (a computed over the session and the bar's
- * signals, panel/incremental-filter.ts), so rendering reads it and does no
- * filtering of its own.
+ * Every exchange and event, newest last, like the Network panel: by default
+ * one row per request (panel/exchanges.ts) carrying its status, duration and,
+ * for a failed answer, its error code and message, expandable (▸, →/←, a
+ * click) to its raw events; "All events" shows every event as a row, results
+ * and acknowledgments with the request they answer. A filter bar narrows by
+ * type, surface, action, status and free text, shows which filters are on
+ * and clears them all at once; the list is the store's `timeline` (a
+ * computed over the session and the bar's signals,
+ * panel/incremental-filter.ts), so rendering reads it and does no filtering
+ * of its own.
  */
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import type { Signal } from '@preact/signals';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
@@ -15,8 +20,10 @@ import { Splitter } from '../components/splitter.tsx';
 import { timelineFilter } from '../keyboard.ts';
 import { clock, field, ms, short, typeLabel, type Category } from '../display-text.ts';
 import { targetOf } from '../search-text.ts';
+import { failureText, isFailure } from '../event-request.ts';
+import type { Exchange, RowKind } from '../exchanges.ts';
 import { StoreContext, useStore } from '../store-context.ts';
-import type { PanelStore, Session } from '../store.ts';
+import type { PanelStore, RowsMode, Session } from '../store.ts';
 import { EventDetail } from './event-detail.tsx';
 import { frameOf } from './clients.tsx';
 
@@ -66,7 +73,8 @@ function details(ev: WireEvent, req: RequestState | undefined): string {
       return `${short(p.params, 100)}${p.approval ? ' 🔒' : ''}`;
     case 'action:result': {
       const interim = p.interim === true ? `interim ${typeof p.progress === 'number' ? `${p.progress}% ` : ''}` : '';
-      const outcome = p.success === true ? 'success' : p.success === false ? `error ${short((p.error as { code?: unknown })?.code)}` : '';
+      const e = p.error as { code?: unknown; message?: unknown } | undefined;
+      const outcome = p.success === true ? 'success' : p.success === false ? `error ${short(e?.code)}${typeof e?.message === 'string' ? `: ${short(e.message, 200)}` : ''}` : '';
       const trimmed = p.delivery ? ' trimmed' : '';
       return `${interim}${outcome}${trimmed} ${req ? `← ${req.actionId}` : ''}`;
     }
@@ -81,8 +89,31 @@ function details(ev: WireEvent, req: RequestState | undefined): string {
   }
 }
 
+/** An exchange's row: its failure (code and message) when its answer failed, else its params. */
+function exchangeDetails(ev: WireEvent, req: RequestState | undefined): string {
+  const failure = req && failureText(req);
+  if (failure) return failure;
+  return details(ev, req);
+}
+
+/** What an exchange's row holds, for its tooltip: "request, receipt ok, result error ACTION_DENIED, ack accepted". */
+function exchangeParts(req: RequestState | undefined, size: number): string {
+  if (!req) return `${size} events`;
+  const parts = [req.sends.length > 1 ? `${req.sends.length} sends` : 'request'];
+  for (const r of req.receipts) parts.push(`receipt ${r.ok ? 'ok' : 'refused'}`);
+  for (const r of req.results) {
+    parts.push(`${r.result.interim ? 'interim result' : 'result'} ${r.result.success ? 'success' : `error ${r.result.error?.code ?? ''}`}`.trim());
+    if (r.ack) parts.push(`ack ${r.ack.ok ? 'accepted' : 'refused'}`);
+  }
+  return `${size} events: ${parts.join(', ')}`;
+}
+
 interface RowProps {
   ev: WireEvent;
+  kind: RowKind;
+  exchange: Exchange | undefined;
+  expanded: boolean;
+  size: number;
   index: number;
   selected: boolean;
   /** The session as published: a row shows its request's status and duration, which a batch may change. */
@@ -99,10 +130,18 @@ class Row extends Component<RowProps> {
 
   override shouldComponentUpdate(next: RowProps): boolean {
     const p = this.props;
-    return next.ev !== p.ev || next.index !== p.index || next.selected !== p.selected || next.session !== p.session;
+    return (
+      next.ev !== p.ev ||
+      next.kind !== p.kind ||
+      next.expanded !== p.expanded ||
+      next.size !== p.size ||
+      next.index !== p.index ||
+      next.selected !== p.selected ||
+      next.session !== p.session
+    );
   }
 
-  override render({ ev, index, selected }: RowProps) {
+  override render({ ev, kind, exchange, expanded, size, index, selected }: RowProps) {
     const store = this.context;
     const { model, recorder, selectedEvent } = store;
     const req = store.requestOf(ev);
@@ -111,18 +150,47 @@ class Row extends Component<RowProps> {
     // The user's own experiment: the injected request itself, or what answers it.
     const experiment = ev.injected === true || model.isExperiment(ev.id);
     const type = typeLabel(ev);
+    const isExchange = kind === 'exchange';
+    // Tinted: an exchange whose answer failed (or never came), and in "All events" its request and result.
+    const failed = isFailure(req) && (isExchange || (kind === 'event' && (isRequest || ev.type === 'action:result')));
+    const detailText = isExchange ? exchangeDetails(ev, req) : details(ev, req);
     return (
       <div
         role="row"
         aria-selected={selected}
-        class={`row k-${ev.kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''}`}
+        aria-expanded={isExchange ? expanded : undefined}
+        aria-level={kind === 'member' ? 2 : undefined}
+        tabIndex={-1}
+        class={`row k-${ev.kind} r-${kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''} ${failed ? 'failed' : ''}`}
         data-experiment={experiment ? 'true' : undefined}
         data-type={type}
         data-id={ev.id}
+        data-row={kind}
+        data-exchange={exchange?.key}
+        data-status={failed || isExchange ? req?.status : undefined}
         data-client-kind={client?.kind}
         data-via={ev.via}
+        title={isExchange ? exchangeParts(req, size) : undefined}
         onClick={() => (selectedEvent.value = ev.id)}
       >
+        {isExchange ? (
+          <span
+            class="c-twisty"
+            role="button"
+            aria-label={`${expanded ? 'Collapse' : 'Expand'} exchange${req ? ` ${req.surfaceId} › ${req.actionId}` : ''}`}
+            title={expanded ? 'Hide its events (←)' : `Show its ${size} events (→)`}
+            onClick={(e) => {
+              e.stopPropagation();
+              store.toggleExchange(exchange!.key);
+            }}
+          >
+            {expanded ? '▾' : '▸'}
+          </span>
+        ) : (
+          <span class="c-twisty" aria-hidden="true">
+            {kind === 'member' ? '↳' : ''}
+          </span>
+        )}
         <span class="c-time">{clock(ev.t)}</span>
         <span class="c-client" title={client ? `${client.label}${frameOf(client) ? ` · ${frameOf(client)}` : ''}` : undefined}>{client?.kind ?? '?'}</span>
         <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
@@ -131,49 +199,140 @@ class Row extends Component<RowProps> {
           {experiment ? ' (experiment)' : ''}
         </span>
         <span class="c-target">{targetOf(ev, req)}</span>
-        <span class={`c-status s-${req?.status ?? ''}`}>{req && (isRequest || ev.type === 'action:result') ? req.status : ''}</span>
-        <span class="c-dur">{req && isRequest ? ms(req.durationMs) : ''}</span>
-        <span class="c-details">{details(ev, req)}</span>
+        <span class={`c-status s-${req?.status ?? ''}`}>{req && (isExchange || isRequest || ev.type === 'action:result') ? req.status : ''}</span>
+        <span class="c-dur">{req && (isExchange || isRequest) ? ms(req.durationMs) : ''}</span>
+        <span class="c-details" title={failed || detailText.length > 40 ? detailText : undefined}>
+          {detailText}
+        </span>
       </div>
     );
   }
 }
 
+/** Marks a filter control that narrows the list: a visible active state, and said to assistive technology. */
+function active(on: boolean): { class?: string; 'data-active'?: 'true' } {
+  return on ? { class: 'active', 'data-active': 'true' } : {};
+}
+
+/** Sets a filter signal from a control; the word on the last opened event no longer applies. */
+function setter<T>(store: PanelStore, sig: Signal<T>) {
+  return (value: T) => {
+    store.ui.timeline.note.value = null;
+    sig.value = value;
+  };
+}
+
+/** Rows or events, as the Network panel groups a request's frames under it. */
+function RowsToggle({ mode }: { mode: Signal<RowsMode> }) {
+  return (
+    <span class="rows-toggle" role="group" aria-label="Rows">
+      <button aria-pressed={mode.value === 'exchanges'} title="One row per request with its receipt, result and acknowledgments (→ shows them)" onClick={() => (mode.value = 'exchanges')}>
+        Exchanges
+      </button>
+      <button aria-pressed={mode.value === 'events'} title="Every event its own row" onClick={() => (mode.value = 'events')}>
+        All events
+      </button>
+    </span>
+  );
+}
+
+/** Focuses the row of an event once it is rendered (it may first have to be scrolled to): after a link is followed, or the keyboard moved the selection. */
+function useRowFocus(store: PanelStore, listBox: { current: HTMLDivElement | null }): void {
+  const request = store.ui.timeline.focus.value;
+  useEffect(() => {
+    if (!request) return;
+    let frames = 0;
+    let handle = 0;
+    const attempt = () => {
+      const root = listBox.current;
+      const vlist = root?.querySelector<HTMLElement>('.vlist');
+      const row = vlist?.querySelector<HTMLElement>(`[role=row][data-id="${CSS.escape(request.id)}"]`);
+      if (row) {
+        row.focus({ preventScroll: false });
+        if (store.ui.timeline.focus.peek() === request) store.ui.timeline.focus.value = null;
+        return;
+      }
+      // Not rendered: scroll to it (the list renders the rows in view), and look again next frame.
+      const ev = store.session.peek().recorder.byId.get(request.id);
+      const index = ev ? store.timeline.peek().rows.indexOf(ev) : -1;
+      if (vlist && index >= 0) vlist.scrollTop = Math.max(0, index * ROW - vlist.clientHeight / 2);
+      if (++frames < 30) handle = requestAnimationFrame(attempt);
+      // Not in the list at all: focus stays with the list, never the document.
+      else vlist?.focus();
+    };
+    handle = requestAnimationFrame(attempt);
+    return () => cancelAnimationFrame(handle);
+  }, [request]);
+}
+
 export function Timeline() {
   const store = useStore();
-  const { selectedEvent } = store;
+  const { selectedEvent, selectedClient } = store;
   const session = store.session.value;
-  const { category, surface: surfaceFilter, action: actionFilter, status: statusFilter, text } = store.ui.timeline;
-  const { matches: list, end, mode, testedLast, testedTotal } = store.timeline.value;
+  const { category, surface: surfaceFilter, action: actionFilter, status: statusFilter, text, rows: rowsMode, note } = store.ui.timeline;
+  const { matches, rows: list, end, mode, testedLast, testedTotal } = store.timeline.value;
   usePreparation(store);
+  const listBox = useRef<HTMLDivElement>(null);
+  useRowFocus(store, listBox);
   const sel = selectedEvent.value;
   const selected = sel ? session.recorder.byId.get(sel) : undefined;
   const selIndex = selected ? list.indexOf(selected) : -1;
+  const exchanges = rowsMode.value === 'exchanges';
+  /** Moves the selection to row `i`, keeping focus on the selected row when it was on a row. */
+  const select = (i: number) => {
+    const row = list.at(i);
+    if (!row) return;
+    selectedEvent.value = row.ev.id;
+    if ((document.activeElement as HTMLElement | null)?.getAttribute('role') === 'row') store.focusRow(row.ev.id);
+  };
   return (
     <div class="timeline">
       <div class="filterbar" role="search">
-        <input ref={timelineFilter} type="search" placeholder="Filter" aria-label="Free-text filter" value={text.value} onInput={(e) => (text.value = (e.target as HTMLInputElement).value)} />
-        <select aria-label="Type" value={category.value} onChange={(e) => (category.value = (e.target as HTMLSelectElement).value as Category | '')}>
+        <input ref={timelineFilter} type="search" placeholder="Filter" aria-label="Free-text filter" {...active(!!text.value)} value={text.value} onInput={(e) => setter(store, text)((e.target as HTMLInputElement).value)} />
+        <select aria-label="Type" {...active(!!category.value)} value={category.value} onChange={(e) => setter(store, category)((e.target as HTMLSelectElement).value as Category | '')}>
           <option value="">All OUI</option>
           {CATEGORIES.map((c) => (
             <option value={c}>{c}</option>
           ))}
         </select>
-        <input placeholder="surface" aria-label="Surface" value={surfaceFilter.value} onInput={(e) => (surfaceFilter.value = (e.target as HTMLInputElement).value)} />
-        <input placeholder="action" aria-label="Action" value={actionFilter.value} onInput={(e) => (actionFilter.value = (e.target as HTMLInputElement).value)} />
-        <select aria-label="Status" value={statusFilter.value} onChange={(e) => (statusFilter.value = (e.target as HTMLSelectElement).value)}>
+        <input placeholder="surface" aria-label="Surface" {...active(!!surfaceFilter.value)} value={surfaceFilter.value} onInput={(e) => setter(store, surfaceFilter)((e.target as HTMLInputElement).value)} />
+        <input placeholder="action" aria-label="Action" {...active(!!actionFilter.value)} value={actionFilter.value} onInput={(e) => setter(store, actionFilter)((e.target as HTMLInputElement).value)} />
+        <select aria-label="Status" {...active(!!statusFilter.value)} value={statusFilter.value} onChange={(e) => setter(store, statusFilter)((e.target as HTMLSelectElement).value)}>
           <option value="">Any status</option>
           {STATUSES.map((s) => (
             <option value={s}>{s}</option>
           ))}
         </select>
+        {selectedClient.value && (
+          <span class="active client-filter" data-active="true" title="The toolbar's client picker narrows every view">
+            one client
+          </span>
+        )}
+        <button class="clear-filters" disabled={!store.filtersActive.value} title="Reset every filter: type, surface, action, status, free text and client" onClick={() => store.clearFilters()}>
+          Clear filters
+        </button>
+        <RowsToggle mode={rowsMode} />
         <span class="count" data-testid="event-count" data-filter-mode={mode} data-filter-tested={testedLast} data-filter-tested-total={testedTotal}>
-          {list.length} / {end} events
+          {exchanges && (
+            <span data-testid="row-count">
+              {list.length} rows ·{' '}
+            </span>
+          )}
+          {matches.length} / {end} events
         </span>
       </div>
+      {note.value && (
+        <p class="timeline-note" role="status" data-testid="timeline-note">
+          {note.value}{' '}
+          <button class="icon" aria-label="Dismiss" onClick={() => (note.value = null)}>
+            ✕
+          </button>
+        </p>
+      )}
       <div class={`split ${selected ? 'with-detail' : ''}`}>
-        <div class="list-pane">
+        <div class="list-pane" ref={listBox}>
           <div class="row head" role="row">
+            <span class="c-twisty" />
             <span class="c-time">Time</span>
             <span class="c-client">Client</span>
             <span class="c-dir" />
@@ -186,24 +345,40 @@ export function Timeline() {
           <VirtualList
             items={list}
             rowHeight={ROW}
-            label="Events"
+            label={exchanges ? 'Exchanges and events' : 'Events'}
             focusIndex={selIndex}
             // Unkeyed: the rows on screen are reused by position, so a keystroke that changes the whole list rewrites their text
             // rather than removing and building ~50 rows; a row whose props stay the same is not rendered again.
-            render={(ev, i) => <Row ev={ev} index={i} selected={ev.id === sel} session={session} />}
+            render={(row, i) => (
+              <Row ev={row.ev} kind={row.kind} exchange={row.exchange} expanded={row.expanded === true} size={row.size ?? 1} index={i} selected={row.ev.id === sel} session={session} />
+            )}
             // Arrows, Home, End, PageUp, PageDown (panel/keyboard.ts): with nothing selected, to the newest row.
-            onMove={(i) => {
-              const ev = list.at(i);
-              if (ev) selectedEvent.value = ev.id;
-            }}
+            onMove={select}
             onKeyDown={(e) => {
-              if (e.key === 'Escape') {
+              const row = selIndex >= 0 ? list.at(selIndex) : undefined;
+              if (e.key === 'ArrowRight' && row?.kind === 'exchange') {
+                // Opens the exchange; on an open one, goes to its first event.
+                e.preventDefault();
+                if (!row.expanded) store.toggleExchange(row.exchange!.key, true);
+                else select(selIndex + 1);
+              } else if (e.key === 'ArrowLeft' && row?.kind === 'exchange' && row.expanded) {
+                e.preventDefault();
+                store.toggleExchange(row.exchange!.key, false);
+              } else if (e.key === 'ArrowLeft' && row?.kind === 'member') {
+                // Back to its exchange's row.
+                e.preventDefault();
+                for (let k = selIndex - 1; k >= 0; k--) {
+                  if (list.at(k)?.kind === 'exchange') {
+                    select(k);
+                    break;
+                  }
+                }
+              } else if (e.key === 'Escape') {
                 selectedEvent.value = null;
               }
             }}
           />
         </div>
-        {selected && <Splitter storageKey="oui.timeline.split" label="Resize the event list" />}
         {selected && <EventDetail ev={selected} />}
       </div>
     </div>

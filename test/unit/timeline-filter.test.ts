@@ -7,7 +7,9 @@
  * requests whose status changed, evictions, insertions, pauses, idle
  * preparation cut short) must give what the definition gives; and the
  * definition is checked against the filter the Timeline had before it was
- * made incremental.
+ * made incremental. The exchange rows (panel/exchanges.ts) fold the matches
+ * by request, checked the same way against a fold written here from what
+ * the rows mean.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +17,7 @@ import fc from 'fast-check';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { Category } from '../../panel/display-text.ts';
 import { Matches, TimelineFilter, type FilterLookup } from '../../panel/incremental-filter.ts';
+import { Exchanges, type Rows } from '../../panel/exchanges.ts';
 import { SearchBodies, headOf, type RequestFacts } from '../../panel/search-text.ts';
 import { NO_CRITERIA, meetsCriteria, queryOf, type EventFacts, type TimelineCriteria } from '../../panel/timeline-criteria.ts';
 
@@ -120,6 +123,41 @@ class World implements FilterLookup {
     status: (ev) => this.requestOf(ev)?.status,
     holds: (ev, needle) => this.text(ev).includes(needle),
   };
+  /** The exchange an event is part of: a request, a result, or an ack (of an event with a requestId), by client and requestId. */
+  exchangeOf(ev: WireEvent): string | undefined {
+    if (ev.kind !== 'ack' && !(ev.kind === 'event' && (ev.type === 'action:request' || ev.type === 'action:result'))) return undefined;
+    let id = stringAt(ev, 'requestId');
+    if (!id && ev.kind === 'ack' && ev.ackOf) {
+      const target = this.ever.get(ev.ackOf);
+      if (target) id = stringAt(target, 'requestId');
+    }
+    return id ? `${ev.client}\u0000${id}` : undefined;
+  }
+  /**
+   * The exchange rows: the matches in order, an exchange once, where its
+   * first match is, shown as its first request event shown (else that
+   * match) with how many of its events are shown; under an expanded one,
+   * its other events shown.
+   */
+  expectedRows(c: TimelineCriteria, expanded: ReadonlySet<string>): string[] {
+    const shown = this.events.slice(0, this.end ?? this.events.length);
+    const seen = new Set<string>();
+    const rows: string[] = [];
+    for (const ev of this.expected(c)) {
+      const key = this.exchangeOf(ev);
+      if (key === undefined) {
+        rows.push(`event ${ev.id}`);
+        continue;
+      }
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const members = shown.filter((e) => this.exchangeOf(e) === key);
+      const head = members.find((e) => e.kind === 'event' && e.type === 'action:request') ?? ev;
+      rows.push(`exchange ${head.id} ${members.length}`);
+      if (expanded.has(key)) for (const m of members) if (m !== head) rows.push(`member ${m.id}`);
+    }
+    return rows;
+  }
   expected(c: TimelineCriteria): WireEvent[] {
     const q = queryOf(c);
     return this.events.slice(0, this.end ?? this.events.length).filter((ev) => meetsCriteria(ev, q, this.facts));
@@ -276,6 +314,15 @@ function apply(w: World, c: TimelineCriteria, o: Op): TimelineCriteria {
   }
 }
 
+function rowIds(rows: Rows): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows.at(i)!;
+    out.push(r.kind === 'exchange' ? `exchange ${r.ev.id} ${r.size}` : `${r.kind} ${r.ev.id}`);
+  }
+  return out;
+}
+
 function ids(evs: readonly WireEvent[] | Matches): string[] {
   return ('toArray' in evs ? evs.toArray() : evs).map((e) => e.id);
 }
@@ -332,6 +379,39 @@ describe('Timeline filter', () => {
         { numRuns: 400 },
       );
     });
+
+  test('exchange rows: every sequence of live batches, keystrokes, status changes, evictions, insertions and expansions folds as the definition folds', () => {
+    const keys = CLIENTS.flatMap((c) => REQUEST_IDS.map((r) => `${c}\u0000${r}`));
+    const arbStep = fc.oneof({ weight: 4, arbitrary: arbOp.map((o) => ({ o })) }, { weight: 1, arbitrary: fc.record({ toggle: fc.constantFrom(...keys) }) });
+    fc.assert(
+      fc.property(fc.array(arbDraft, { maxLength: 30 }), arbRequests, fc.array(arbStep, { minLength: 1, maxLength: 40 }), arbCriteria, fc.uniqueArray(fc.constantFrom(...keys)), (drafts, reqs, steps, start, open) => {
+        const w = new World();
+        w.add(materialise(w, drafts));
+        for (const r of reqs) w.requests.set(`${r.client}\u0000${r.rid}`, { status: r.status, surfaceId: r.surface, actionId: r.action });
+        const f = new TimelineFilter(w);
+        const x = new Exchanges((id) => w.event(id));
+        let c = start;
+        let expanded: ReadonlySet<string> = new Set(open);
+        const check = (what: string) => {
+          const source = w.source();
+          const rows = x.fold(source, f.update(source, c, w.epoch), expanded);
+          assert.deepEqual(rowIds(rows), w.expectedRows(c, expanded), what);
+          // Every row is found where it is.
+          for (let i = 0; i < rows.length; i++) assert.equal(rows.indexOf(rows.at(i)!.ev), i);
+        };
+        check('start');
+        for (const s of steps) {
+          if ('toggle' in s) {
+            const next = new Set(expanded);
+            if (!next.delete(s.toggle)) next.add(s.toggle);
+            expanded = next;
+          } else c = apply(w, c, s.o);
+          check(`after ${JSON.stringify(s)} with ${JSON.stringify(c)}`);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 
   test('the same text is searched whether it was prepared ahead or built on demand', () => {
     fc.assert(
