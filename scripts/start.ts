@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDemoServer } from '../test/demo/server.ts';
-import { DIST, launch } from '../test/support/browser.ts';
+import { DIST } from '../test/support/browser.ts';
+import { openChromiumOnPanel } from './devtools-panel.ts';
 import { BrowserNotFoundError, findBrowser } from './browsers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -59,11 +60,9 @@ if (!hasDisplay) {
     child.on('exit', stop);
   }
 } else {
-  const browser = await launch({ headless: false, devtools: true, viewport: null });
-  // With DevTools auto-opened, the first pages can be DevTools windows: use the tab.
-  const page = browser.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await browser.context.newPage());
-  await page.goto(demo.url);
-  console.log(`Chromium is open on ${demo.url} with DevTools on the OUI panel. Close the browser or press Ctrl+C to stop.`);
+  const { browser, shown } = await openChromiumOnPanel(demo.url);
+  const where = shown instanceof Error ? `with DevTools open (${shown.message}: pick its "OUI" tab)` : 'with DevTools on the OUI panel';
+  console.log(`Chromium is open on ${demo.url} ${where}. Close the browser or press Ctrl+C to stop.`);
   browser.context.on('close', stop);
 }
 
