@@ -54,7 +54,6 @@ export function Splitter({ storageKey, label, initial = 50, min = 20, max = 80 }
     ref.current?.parentElement?.style.setProperty('--split', `${pct}%`);
     settings.set(storageKey, String(pct));
   }, [pct]);
-  useEffect(() => () => ref.current?.parentElement?.style.removeProperty('--split'), []);
 
   const onKeyDown = (e: KeyboardEvent) => {
     const step = e.shiftKey ? BIG_STEP : STEP;
