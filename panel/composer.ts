@@ -15,6 +15,8 @@ export type ApprovalMode = 'matching' | 'wrong' | 'none';
 
 export interface ComposerState {
   client: string;
+  /** The client was chosen by the composer, as the only one with the surface: named as text, not offered as a choice. */
+  clientAuto?: boolean;
   surfaceId: string;
   actionId: string;
   paramsText: string;

@@ -347,6 +347,25 @@ function ObjectFields({ schema, value, onChange, path, depth }: FieldProps) {
         const field = (
           <Field schema={s} value={obj[k]} path={at} depth={depth + 1} name={k} {...(isSingleControl(s) ? { id } : {})} {...(hint ? { describedBy: hint } : {})} required={required.has(k)} onChange={(v) => set(k, v)} />
         );
+        if ('const' in s) {
+          // A constant: named, shown, never edited.
+          return (
+            <div class="form-row" key={k}>
+              <span class="form-label">
+                <code id={`${id}-label`} title={s.description}>
+                  {k}
+                </code>
+                {asterisk}
+              </span>
+              <div class="form-input">
+                <code class="const" data-path={at}>
+                  {enumLabel(s.const)}
+                </code>
+                <span class="muted hint">constant</span>
+              </div>
+            </div>
+          );
+        }
         if (isSingleControl(s)) {
           // One control: its <label> points at it; the hint and the error sit beside it.
           // The name is the property alone: "required" is said by the hint, so the asterisk stays outside the label.

@@ -7,6 +7,7 @@ import { oldestFirst } from '../sort-order.ts';
 import { inOrder } from '../view-order.ts';
 import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
+import { useModel } from '../store-context.ts';
 
 function verdict(a: ApprovalCheck): { text: string; cls: string } {
   if (!a.carried) return a.outcome === 'ran' ? { text: 'RAN WITHOUT APPROVAL', cls: 'critical' } : { text: 'no approval carried', cls: 'error' };
@@ -15,6 +16,7 @@ function verdict(a: ApprovalCheck): { text: string; cls: string } {
 }
 
 function ClientApprovals({ c }: { c: ClientState }) {
+  const { model } = useModel();
   if (!c.approvals.length) return <p class="muted">No request to an action that needs approval yet.</p>;
   return (
     <table class="grid approvals">
@@ -38,10 +40,18 @@ function ClientApprovals({ c }: { c: ClientState }) {
           const carried = typeof a.carried?.argsHash === 'string' ? a.carried.argsHash : undefined;
           const recomputed = a.recomputed.ok ? a.recomputed.hash : undefined;
           return (
-            <tr key={a.eventId} data-t={a.t} class={`ap-${v.cls}`} data-outcome={a.outcome} data-check={v.cls}>
+            <tr key={a.eventId} data-t={a.t} class={`ap-${v.cls}`} data-outcome={a.outcome} data-check={v.cls} data-experiment={model.isExperiment(a.eventId) ? 'true' : undefined}>
               <td>{clock(a.t)}</td>
               <td>
                 <EventLink id={a.eventId} label={`${a.surfaceId} › ${a.actionId}`} />
+                {model.isExperiment(a.eventId) && (
+                  <>
+                    {' '}
+                    <span class="badge experiment" title="Sent from this panel (injected or replayed): not the app's own traffic">
+                      experiment
+                    </span>
+                  </>
+                )}
               </td>
               <td>{a.effect === 'transaction' ? 'transaction' : a.confirm ? 'destructive write' : a.effect}</td>
               <td class="mono">{a.carried?.approvalId ?? '—'}</td>

@@ -30,21 +30,25 @@ export function clientOption(model: SessionModel, client: WireClient): string {
 }
 
 /**
- * Surface first, then the client: the client picker shows only while no
- * surface is chosen or more than one client has it; the only client with it
- * is chosen for the user and named as text. A surface known from earlier but
- * not mounted now is listed greyed out, and stays chosen when it unmounts.
+ * The surface (of any client), then the client: picking a surface only one
+ * client has chooses that client and names it as text, with no picker; of
+ * several, or a client picked by hand, the picker stays. A surface known from
+ * earlier but not mounted now is listed greyed out, and stays chosen when it
+ * unmounts.
  */
 function Pickers({ c, choices, client, surface, update }: { c: ComposerState; choices: SurfaceChoice[]; client: WireClient | undefined; surface: OUISurface | undefined; update: Update }) {
   const { model, recorder } = useModel();
   const injectable = [...recorder.clients.values()].filter((cl) => model.clients.get(cl.key)?.surfaces.size || model.clients.get(cl.key)?.lifecycle.length);
   const choice = choices.find((x) => x.id === c.surfaceId);
-  // The clients to choose from: those with the surface (mounted, or else known), or all while none is chosen.
+  // The clients with the chosen surface (mounted, or else known): the only one is named as text.
   const candidates = choice ? injectable.filter((cl) => choice.clients.includes(cl.key)) : injectable;
+  const pickClient = (client: string) =>
+    update({ client, clientAuto: false, ...(choice && !choice.clients.includes(client) ? { surfaceId: '', actionId: '' } : {}) });
   const pickSurface = (surfaceId: string) => {
     const next = choices.find((x) => x.id === surfaceId);
-    const keep = next?.clients.includes(c.client);
-    update({ surfaceId, actionId: '', client: keep ? c.client : next?.clients.length === 1 ? next.clients[0]! : next ? '' : c.client });
+    if (!next || next.clients.includes(c.client)) return update({ surfaceId, actionId: '' });
+    // The only client with the surface is chosen for the user; of several, the user picks.
+    update({ surfaceId, actionId: '', ...(next.clients.length === 1 ? { client: next.clients[0]!, clientAuto: true } : { client: '', clientAuto: false }) });
   };
   const pickAction = (actionId: string) => {
     const a = surface?.actions?.find((x) => x.id === actionId);
@@ -65,16 +69,16 @@ function Pickers({ c, choices, client, surface, update }: { c: ComposerState; ch
           ))}
         </select>
       </label>
-      {choice && candidates.length === 1 && client ? (
+      {c.clientAuto && choice && candidates.length === 1 && client ? (
         <span class="chosen-client" data-testid="chosen-client" title="The only client with this surface">
           Client <b>{client.kind}</b>: {client.label}
         </span>
       ) : (
         <label>
           Inject into client{' '}
-          <select aria-label="Inject into client" value={c.client} onChange={(e) => update({ client: (e.target as HTMLSelectElement).value })}>
+          <select aria-label="Inject into client" value={c.client} onChange={(e) => pickClient((e.target as HTMLSelectElement).value)}>
             <option value="">— choose —</option>
-            {candidates.map((cl) => (
+            {injectable.map((cl) => (
               <option value={cl.key}>{clientOption(model, cl)}</option>
             ))}
           </select>

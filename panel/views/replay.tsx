@@ -9,7 +9,7 @@
 import { useEffect } from 'preact/hooks';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { safeJson } from '../copy.ts';
-import { notMountedReason, type ComposerState } from '../composer.ts';
+import { notMountedReason, surfaceChoices, type ComposerState } from '../composer.ts';
 import { useStore } from '../store-context.ts';
 import { answerLine } from './inject-history.tsx';
 
@@ -42,6 +42,8 @@ export function Replay({ ev }: { ev: WireEvent }) {
   const notMounted = notMountedReason(model, recorder, client.key, p.surfaceId);
   const base: Partial<ComposerState> = {
     client: client.key,
+    // Named as text in the composer when no other client has the surface.
+    clientAuto: surfaceChoices(model, recorder.clients.keys()).find((x) => x.id === p.surfaceId)?.clients.length === 1,
     surfaceId: p.surfaceId,
     actionId: p.actionId,
     paramsText: safeJson(p.params ?? {}),
