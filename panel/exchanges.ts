@@ -86,15 +86,18 @@ const KIND_EXCHANGE = 1;
 const KIND_MEMBER = 2;
 const KINDS: RowKind[] = ['event', 'exchange', 'member'];
 
-/** Exchange rows: absolute places of the events shown, with what each row is. */
+/** Exchange rows: absolute places of the events shown, with what each row is; valid until the next fold. */
 export class ExchangeRows implements Rows {
   constructor(
     private readonly events: readonly WireEvent[],
-    private readonly evicted: number,
+    /** Events shown: absolute places [lo, hi). */
+    private readonly lo: number,
+    private readonly hi: number,
     private readonly places: Float64Array,
     private readonly kinds: Uint8Array,
-    private readonly exchanges: ReadonlyArray<Exchange | undefined>,
-    private readonly sizes: Uint32Array,
+    /** The exchange of absolute place p at byPlace[p - origin]. */
+    private readonly byPlace: ReadonlyArray<Exchange | undefined>,
+    private readonly origin: number,
     private readonly expanded: ReadonlySet<string>,
     readonly length: number,
   ) {}
@@ -102,18 +105,34 @@ export class ExchangeRows implements Rows {
   at(i: number): TimelineRow | undefined {
     if (i < 0) i += this.length;
     if (i < 0 || i >= this.length) return undefined;
-    const ev = this.events[this.places[i]! - this.evicted]!;
+    const at = this.places[i]!;
+    const ev = this.events[at - this.lo]!;
     const kind = KINDS[this.kinds[i]!]!;
-    const exchange = this.exchanges[i];
     if (kind === 'event') return { ev, kind };
+    const exchange = this.byPlace[at - this.origin]!;
     if (kind === 'member') return { ev, kind, exchange };
-    return { ev, kind, exchange, expanded: this.expanded.has(exchange!.key), size: this.sizes[i]! };
+    // Counted for the rows on screen only.
+    let size = 0;
+    for (const p of exchange.places) if (p >= this.lo && p < this.hi) size++;
+    return { ev, kind, exchange, expanded: this.expanded.has(exchange.key), size };
   }
 
   indexOf(ev: WireEvent): number {
-    for (let k = 0; k < this.length; k++) if (this.events[this.places[k]! - this.evicted] === ev) return k;
+    for (let k = 0; k < this.length; k++) if (this.events[this.places[k]! - this.lo] === ev) return k;
     return -1;
   }
+}
+
+/** What the last fold was made of: the next one goes on from it when only new matches came (a live batch). */
+interface LastFold {
+  events: readonly WireEvent[];
+  evicted: number;
+  /** Every indexed event was shown (not paused before some). */
+  allShown: boolean;
+  expanded: ReadonlySet<string>;
+  generation: number;
+  matches: number;
+  rows: number;
 }
 
 export interface ExchangeSource {
@@ -137,6 +156,11 @@ export class Exchanges {
   private stamp = 0;
   /** Evicted events not yet pruned from the exchanges. */
   private unpruned = 0;
+  /** An exchange already indexed got its first request since the last fold: it is shown as another event now. */
+  private headMoved = false;
+  private last: LastFold | undefined;
+  private rowPlaces = new Float64Array(0);
+  private rowKinds = new Uint8Array(0);
 
   constructor(private readonly eventById: (id: string) => WireEvent | undefined) {
     this.requestIds = new RequestIds(eventById);
@@ -148,8 +172,9 @@ export class Exchanges {
     return rid !== undefined && foldable(ev) ? this.byKey.get(exchangeKey(ev.client, rid)) : undefined;
   }
 
-  /** Brings the index up to `source`'s events. */
-  private index(source: ExchangeSource): void {
+  /** Brings the index up to `source`'s events; true when it was built again from nothing. */
+  private index(source: ExchangeSource): boolean {
+    let rebuilt = false;
     const { events, evicted } = source;
     const gone = evicted - this.evicted;
     const kept = this.indexed - gone;
@@ -163,6 +188,7 @@ export class Exchanges {
       this.byKey.clear();
       this.requestIds = new RequestIds(this.eventById);
       this.unpruned = 0;
+      rebuilt = true;
     } else if (gone > 0) {
       this.evicted = evicted;
       this.indexed = kept;
@@ -184,13 +210,17 @@ export class Exchanges {
           if (!x) this.byKey.set(key, (x = { key, client: ev.client, requestId: rid, places: [], head: -1, stamp: 0 }));
           const at = evicted + i;
           x.places.push(at);
-          if (x.head < 0 && ev.kind === 'event' && ev.type === 'action:request') x.head = at;
+          if (x.head < 0 && ev.kind === 'event' && ev.type === 'action:request') {
+            x.head = at;
+            if (x.places.length > 1) this.headMoved = true;
+          }
         }
       }
       this.byPlace[evicted + i - this.origin] = x;
     }
     this.indexed = events.length;
     this.lastIndexed = events.length ? events[events.length - 1] : undefined;
+    return rebuilt;
   }
 
   /** Forgets exchanges all of whose events are evicted, and the evicted places of the others. */
@@ -211,69 +241,92 @@ export class Exchanges {
   /**
    * The rows of `matches` (the filter's, over `source`): each exchange once,
    * at its first matching event, shown as its first request event shown;
-   * the other events shown of an exchange in `expanded` under its row.
+   * the other events shown of an exchange in `expanded` under its row. When
+   * only new matches came since the last fold (a live batch, nothing
+   * expanded), it goes on from where that one stopped.
    */
   fold(source: ExchangeSource, matches: Matches, expanded: ReadonlySet<string>): ExchangeRows {
-    this.index(source);
-    const stamp = ++this.stamp;
-    const { evicted, origin, byPlace } = this;
+    const rebuilt = this.index(source);
+    const { evicted, byPlace } = this;
     const lo = evicted;
     const hi = evicted + Math.min(source.end, source.events.length);
     const n = matches.length;
-    let cap = n + 16;
-    let places = new Float64Array(cap);
-    let kinds = new Uint8Array(cap);
-    let sizes = new Uint32Array(cap);
-    const exchanges: Array<Exchange | undefined> = [];
+    const last = this.last;
+    const goOn =
+      !rebuilt &&
+      !this.headMoved &&
+      last !== undefined &&
+      last.events === source.events &&
+      last.evicted === evicted &&
+      last.allShown &&
+      last.expanded === expanded &&
+      expanded.size === 0 &&
+      last.generation === matches.generation &&
+      last.matches <= n;
+    this.headMoved = false;
+    let from = 0;
     let m = 0;
-    const room = (more: number) => {
-      if (m + more <= cap) return;
-      cap = 2 * (m + more);
-      const p = new Float64Array(cap);
-      p.set(places.subarray(0, m));
-      places = p;
-      const k = new Uint8Array(cap);
-      k.set(kinds.subarray(0, m));
-      kinds = k;
-      const s = new Uint32Array(cap);
-      s.set(sizes.subarray(0, m));
-      sizes = s;
-    };
-    for (let i = 0; i < n; i++) {
+    if (goOn) {
+      from = last.matches;
+      m = last.rows;
+      this.room(m + n - from);
+    } else {
+      this.stamp++;
+      let cap = n + 16;
+      for (const key of expanded) cap += this.byKey.get(key)?.places.length ?? 0;
+      this.rowPlaces = new Float64Array(cap);
+      this.rowKinds = new Uint8Array(cap);
+    }
+    const stamp = this.stamp;
+    const origin = this.origin;
+    const places = this.rowPlaces;
+    const kinds = this.rowKinds;
+    const events = source.events;
+    for (let i = from; i < n; i++) {
       const at = matches.placeAt(i);
       const x = byPlace[at - origin];
-      if (m === cap) room(1);
       if (!x) {
         places[m] = at;
-        kinds[m] = KIND_EVENT;
-        exchanges[m++] = undefined;
+        kinds[m++] = KIND_EVENT;
         continue;
       }
       if (x.stamp === stamp) continue;
       x.stamp = stamp;
-      // Shown as its first request event shown (the first recorded, most often), else as this first matching event.
+      // Shown as its first request event shown: the first recorded, unless evicted or past a pause; else as this first matching event.
       let shownAs = x.head >= lo && x.head < hi ? x.head : -1;
-      let size = 0;
-      for (const p of x.places) {
-        if (p < lo || p >= hi) continue;
-        size++;
-        if (shownAs < 0 && source.events[p - evicted]!.type === 'action:request' && source.events[p - evicted]!.kind === 'event') shownAs = p;
+      if (shownAs < 0) {
+        for (const p of x.places) {
+          if (p < lo || p >= hi) continue;
+          const e = events[p - lo]!;
+          if (e.kind === 'event' && e.type === 'action:request') {
+            shownAs = p;
+            break;
+          }
+        }
+        if (shownAs < 0) shownAs = at;
       }
-      if (shownAs < 0) shownAs = at;
       places[m] = shownAs;
-      kinds[m] = KIND_EXCHANGE;
-      sizes[m] = size;
-      exchanges[m++] = x;
+      kinds[m++] = KIND_EXCHANGE;
       if (expanded.size && expanded.has(x.key)) {
         for (const p of x.places) {
           if (p < lo || p >= hi || p === shownAs) continue;
-          if (m === cap) room(1);
           places[m] = p;
-          kinds[m] = KIND_MEMBER;
-          exchanges[m++] = x;
+          kinds[m++] = KIND_MEMBER;
         }
       }
     }
-    return new ExchangeRows(source.events, evicted, places, kinds, exchanges, sizes, expanded, m);
+    this.last = { events, evicted, allShown: hi === evicted + this.indexed, expanded, generation: matches.generation, matches: n, rows: m };
+    return new ExchangeRows(events, lo, hi, places, kinds, byPlace, origin, expanded, m);
+  }
+
+  /** Room for `n` rows, the rows so far kept (rows handed out keep the arrays they were given). */
+  private room(n: number): void {
+    if (n <= this.rowPlaces.length) return;
+    const places = new Float64Array(2 * n);
+    places.set(this.rowPlaces);
+    const kinds = new Uint8Array(2 * n);
+    kinds.set(this.rowKinds);
+    this.rowPlaces = places;
+    this.rowKinds = kinds;
   }
 }

@@ -96,6 +96,8 @@ export class Matches {
     private readonly places: Float64Array,
     private readonly start: number,
     readonly length: number,
+    /** Changes whenever the matches are not the previous ones with more at the end (panel/exchanges.ts goes on from them when it stands). */
+    readonly generation = 0,
   ) {}
 
   at(i: number): WireEvent | undefined {
@@ -169,6 +171,8 @@ export class TimelineFilter {
   };
   /** How the last update went. */
   mode: UpdateMode = 'none';
+  /** Bumped by every update that does more than add matches at the end (a full pass, narrowing, a re-test, an eviction). */
+  generation = 0;
   /** Events tested by the last update. */
   testedLast = 0;
   /** Events tested by every update so far (the bench reads what a live batch cost from it). */
@@ -211,7 +215,7 @@ export class TimelineFilter {
       }
     }
     this.testedTotal += this.testedLast;
-    return new Matches(this.events, this.evicted, this.places, this.from, this.to - this.from);
+    return new Matches(this.events, this.evicted, this.places, this.from, this.to - this.from, this.generation);
   }
 
   private needleFor(text: string) {
@@ -312,6 +316,7 @@ export class TimelineFilter {
     this.places = new Float64Array(Math.max(1024, end));
     this.from = 0;
     this.to = 0;
+    this.generation++;
     // The rows stay; what was read of requests may be stale.
     if (q.readsRequest) this.reread();
     this.append(end, q);
@@ -321,6 +326,7 @@ export class TimelineFilter {
   private dropEvicted(evicted: number): void {
     const gone = evicted - this.evicted;
     if (gone <= 0) return;
+    this.generation++;
     this.tested -= gone;
     this.evicted = evicted;
     this.from = sortedIndexOfNumber(this.places, evicted, this.from, this.to);
@@ -362,6 +368,7 @@ export class TimelineFilter {
     this.to = n;
     this.query = q;
     this.mode = 'narrow';
+    this.generation++;
   }
 
   /** Lines up the rows of events up to `to`, reading the request of each once. */
@@ -474,6 +481,7 @@ export class TimelineFilter {
     this.places = out;
     this.from = 0;
     this.to = n;
+    this.generation++;
     this.mode = 'append';
   }
 }

@@ -167,6 +167,35 @@ describe('Timeline exchanges', () => {
     assert.match(store.ui.timeline.note.value ?? '', /no longer in the list/);
   });
 
+  it('a live batch folds on from the last fold; a request whose status changed under a status filter folds again', () => {
+    const ev = (id: string, rid: string, type = 'action:request'): WireEvent => ({ id, client: 'a', t: 0, dir: 'in', kind: 'event', type, size: 1, payload: { requestId: rid, surfaceId: 's', actionId: 'go' } });
+    const list: WireEvent[] = [ev('q1', 'r1'), ev('q2', 'r2')];
+    const byId = new Map(list.map((e) => [e.id, e]));
+    const requests = new Map([
+      ['r1', { status: 'succeeded', surfaceId: 's', actionId: 'go' }],
+      ['r2', { status: 'running', surfaceId: 's', actionId: 'go' }],
+    ]);
+    const filter = new TimelineFilter({ request: (_c, id) => requests.get(id), event: (id) => byId.get(id) });
+    const x = new Exchanges((id) => byId.get(id));
+    const running = { ...NO_CRITERIA, status: 'running' };
+    // The same set each time, as the store's signal holds it.
+    const none = new Set<string>();
+    const fold = () => {
+      const source = { events: list, end: list.length, evicted: 0 };
+      return shown(x.fold(source, filter.update(source, running, 1), none));
+    };
+    assert.deepEqual(fold(), ['exchange q2 1']);
+    // r1 runs again: it joins the matches before r2's.
+    requests.get('r1')!.status = 'running';
+    assert.deepEqual(fold(), ['exchange q1 1', 'exchange q2 1']);
+    // A live batch: r2's result, and a new request.
+    const more = [ev('res2', 'r2', 'action:result'), ev('q3', 'r3')];
+    for (const e of more) byId.set(e.id, e);
+    list.push(...more);
+    requests.set('r3', { status: 'running', surfaceId: 's', actionId: 'go' });
+    assert.deepEqual(fold(), ['exchange q1 1', 'exchange q2 2', 'exchange q3 1']);
+  });
+
   it('an exchange whose first request was evicted is shown as its first request still recorded', () => {
     const ev = (id: string, e: Partial<WireEvent>): WireEvent => ({ id, client: 'a', t: 0, dir: 'in', kind: 'event', size: 1, ...e });
     const events: WireEvent[] = [
