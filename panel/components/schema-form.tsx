@@ -9,7 +9,7 @@
  */
 import { createContext } from 'preact';
 import { useContext, useId } from 'preact/hooks';
-import type { JSONSchema } from '../../src/protocol/index.ts';
+import { validateJson, type JSONSchema } from '../../src/protocol/index.ts';
 import { describeType } from './schema-view.tsx';
 
 const MAX_DEPTH = 10;
@@ -216,21 +216,7 @@ function Field({ schema, value, onChange, path, depth, name, id, describedBy, re
   };
   const alts = schema.oneOf ?? schema.anyOf;
   if (Array.isArray(alts) && alts.length && !schema.properties) {
-    const index = pickAlternative(alts, value);
-    const pick = (i: number) => {
-      const alt = alts[i];
-      if (alt) onChange(initialValue(alt, depth + 1) ?? emptyOf(alt));
-    };
-    return (
-      <div class="alt">
-        <select aria-label={`${name}: alternative`} title={schema.oneOf ? 'exactly one of these' : 'any of these'} data-path={path} value={String(index)} onChange={(e) => pick(Number((e.target as HTMLSelectElement).value))}>
-          {alts.map((a, i) => (
-            <option value={String(i)}>{alternativeLabel(a ?? {}, i)}</option>
-          ))}
-        </select>
-        <Field schema={alts[index] ?? {}} value={value} onChange={onChange} path={path} depth={depth + 1} name={name} {...(describe ? { describedBy: describe } : {})} />
-      </div>
-    );
+    return <Alternatives schema={schema} alts={alts} value={value} onChange={onChange} path={path} depth={depth} name={name} {...(describe ? { describedBy: describe } : {})} />;
   }
   if (Array.isArray(schema.enum)) {
     const options = schema.enum;
@@ -313,6 +299,46 @@ function Field({ schema, value, onChange, path, depth, name, id, describedBy, re
     default:
       return <span class="muted">any JSON: use the JSON editor</span>;
   }
+}
+
+/**
+ * A oneOf/anyOf: a numbered choice of alternatives, and the chosen one's
+ * sub-form. When the value matches none, the schema only says so at the
+ * whole value; the chosen alternative's own verdict is shown beside its
+ * fields, which is what there is to fix.
+ */
+function Alternatives({ schema, alts, value, onChange, path, depth, name, describedBy }: FieldProps & { alts: JSONSchema[] }) {
+  const outer = useContext(Errors);
+  const index = pickAlternative(alts, value);
+  const chosen = alts[index] ?? {};
+  let errors = outer;
+  if (outer.has(path) && value !== undefined) {
+    const own = validateJson(value, chosen);
+    if (!own.valid) {
+      const merged = new Map(outer);
+      for (const [at, messages] of errorsByField(own.errors.filter((e) => !e.message.startsWith('schema error')))) {
+        const key = path + at;
+        if (key !== path) merged.set(key, [...(merged.get(key) ?? []), ...messages]);
+      }
+      errors = merged;
+    }
+  }
+  const pick = (i: number) => {
+    const alt = alts[i];
+    if (alt) onChange(initialValue(alt, depth + 1) ?? emptyOf(alt));
+  };
+  return (
+    <div class="alt">
+      <select aria-label={`${name}: alternative`} title={schema.oneOf ? 'exactly one of these' : 'any of these'} data-path={path} value={String(index)} onChange={(e) => pick(Number((e.target as HTMLSelectElement).value))}>
+        {alts.map((a, i) => (
+          <option value={String(i)}>{alternativeLabel(a ?? {}, i)}</option>
+        ))}
+      </select>
+      <Errors.Provider value={errors}>
+        <Field schema={chosen} value={value} onChange={onChange} path={path} depth={depth + 1} name={name} {...(describedBy ? { describedBy } : {})} />
+      </Errors.Provider>
+    </div>
+  );
 }
 
 function ObjectFields({ schema, value, onChange, path, depth }: FieldProps) {
