@@ -21,11 +21,19 @@ function useLastReplay(ev: WireEvent): { line: string; ok: boolean | null } | nu
   const record = replayed ? store.injector.injections.value.find((r) => r.id === replayed.id) : undefined;
   const state = record ? model.clients.get(record.client)?.requests.get(record.request.requestId) : undefined;
   const sent = state?.sends.filter((s) => s.injected).at(-1)?.eventId;
+  // Once captured, the new request is selected, unless the user went elsewhere meanwhile (another row, another view).
   useEffect(() => {
     if (!replayed || replayed.selected || !sent) return;
     store.injector.replayed.value = { ...replayed, selected: true };
-    store.openEvent(sent);
+    if (store.selectedEvent.peek() === replayed.from) store.openEvent(sent);
   }, [replayed, sent, store]);
+  useEffect(
+    () => () => {
+      const pending = store.injector.replayed.peek();
+      if (pending && !pending.selected) store.injector.replayed.value = { ...pending, selected: true };
+    },
+    [store],
+  );
   if (!replayed || !record || (replayed.from !== ev.id && sent !== ev.id)) return null;
   const { line, final } = answerLine(state);
   const what = final ? line : record.status === 'failed' ? `not delivered: ${record.error ?? ''}` : line || record.status;
