@@ -68,7 +68,7 @@ function viewState() {
       expanded: signal<ReadonlySet<string>>(new Set()),
       /** What opening an event had to change to show it (a filter cleared), said once. */
       note: signal<string | null>(null),
-      /** A row to focus once it is rendered: an event opened from a link, or the selection moved by keyboard. */
+      /** A row to focus once it is rendered: an event opened from a link. */
       focus: signal<{ id: string; seq: number } | null>(null),
     },
     /** The event detail's tab, and for which event: a newly selected event opens on its payload. */

@@ -160,7 +160,6 @@ class Row extends Component<RowProps> {
         aria-selected={selected}
         aria-expanded={isExchange ? expanded : undefined}
         aria-level={kind === 'member' ? 2 : undefined}
-        tabIndex={-1}
         class={`row k-${ev.kind} r-${kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''} ${failed ? 'failed' : ''}`}
         data-experiment={experiment ? 'true' : undefined}
         data-type={type}
@@ -236,7 +235,11 @@ function RowsToggle({ mode }: { mode: Signal<RowsMode> }) {
   );
 }
 
-/** Focuses the row of an event once it is rendered (it may first have to be scrolled to): after a link is followed, or the keyboard moved the selection. */
+/**
+ * Focuses the row of an event once it is rendered (it may first have to be
+ * scrolled to), after a link was followed: the list takes focus with that
+ * row, selected, as its active descendant (components/virtual-list.tsx).
+ */
 function useRowFocus(store: PanelStore, listBox: { current: HTMLDivElement | null }): void {
   const request = store.ui.timeline.focus.value;
   useEffect(() => {
@@ -246,9 +249,9 @@ function useRowFocus(store: PanelStore, listBox: { current: HTMLDivElement | nul
     const attempt = () => {
       const root = listBox.current;
       const vlist = root?.querySelector<HTMLElement>('.vlist');
-      const row = vlist?.querySelector<HTMLElement>(`[role=row][data-id="${CSS.escape(request.id)}"]`);
-      if (row) {
-        row.focus({ preventScroll: false });
+      const row = vlist?.querySelector<HTMLElement>(`[role=row][aria-selected=true][data-id="${CSS.escape(request.id)}"]`);
+      if (vlist && row) {
+        vlist.focus({ preventScroll: true });
         if (store.ui.timeline.focus.peek() === request) store.ui.timeline.focus.value = null;
         return;
       }
@@ -278,12 +281,10 @@ export function Timeline() {
   const selected = sel ? session.recorder.byId.get(sel) : undefined;
   const selIndex = selected ? list.indexOf(selected) : -1;
   const exchanges = rowsMode.value === 'exchanges';
-  /** Moves the selection to row `i`, keeping focus on the selected row when it was on a row. */
+  /** Moves the selection to row `i` (focus stays on the list, the selected row its active descendant). */
   const select = (i: number) => {
     const row = list.at(i);
-    if (!row) return;
-    selectedEvent.value = row.ev.id;
-    if ((document.activeElement as HTMLElement | null)?.getAttribute('role') === 'row') store.focusRow(row.ev.id);
+    if (row) selectedEvent.value = row.ev.id;
   };
   return (
     <div class="timeline">
@@ -379,6 +380,7 @@ export function Timeline() {
             }}
           />
         </div>
+        {selected && <Splitter storageKey="oui.timeline.split" label="Resize the event list" />}
         {selected && <EventDetail ev={selected} />}
       </div>
     </div>
