@@ -313,13 +313,11 @@ export function Timeline() {
           Clear filters
         </button>
         <RowsToggle mode={rowsMode} />
-        <span class="count" data-testid="event-count" data-filter-mode={mode} data-filter-tested={testedLast} data-filter-tested-total={testedTotal}>
-          {exchanges && (
-            <span data-testid="row-count">
-              {list.length} rows ·{' '}
-            </span>
-          )}
-          {matches.length} / {end} events
+        <span class="count">
+          {exchanges && <span data-testid="row-count">{list.length} rows · </span>}
+          <span data-testid="event-count" data-filter-mode={mode} data-filter-tested={testedLast} data-filter-tested-total={testedTotal}>
+            {matches.length} / {end} events
+          </span>
         </span>
       </div>
       {note.value && (
