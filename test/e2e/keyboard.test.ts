@@ -314,7 +314,11 @@ describe('the panel by keyboard', () => {
     assert.equal(await focusedLabel(), 'Sites', 'focus back on the Sites button');
     // A view switched by a Findings link lands on the Timeline with focus on its list.
     await panel.getByRole('tab', { name: 'Findings' }).click();
-    const link = panel.getByRole('tabpanel').getByRole('button', { name: /^action:\S+ at / }).first();
+    const findings = panel.getByRole('tabpanel');
+    await findings.getByRole('button', { name: /^event$|findings? of this rule|×\d/ }).first().waitFor();
+    // Findings of one rule are grouped: open the first group to reach its events.
+    const link = findings.getByRole('button', { name: 'event', exact: true }).first();
+    if (!(await link.isVisible())) await findings.locator('button[aria-expanded=false]').first().click();
     await link.waitFor();
     await link.focus();
     await keys.press('Enter');
