@@ -165,7 +165,7 @@ class Row extends Component<RowProps> {
         data-type={type}
         data-id={ev.id}
         data-row={kind}
-        data-exchange={exchange?.key}
+        data-exchange={exchange && `${exchange.client} ${exchange.requestId}`}
         data-status={failed || isExchange ? req?.status : undefined}
         data-client-kind={client?.kind}
         data-via={ev.via}
