@@ -88,7 +88,7 @@ export function Observations() {
   }));
   return (
     <div class="view indexed observations" data-testid="observations-view">
-      <ViewIndex label="Observations" groups={groups} query={query} placeholder="Filter by surface or observation id" />
+      <ViewIndex label="Observations" groups={groups} query={query} placeholder="Filter by id" />
       <div class="indexed-body">
         <div class="filterbar">
           <SortToggle />

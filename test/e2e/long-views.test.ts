@@ -28,6 +28,7 @@ let demo: DemoServer;
 let browser: Browser;
 let page: Page;
 let panel: Page;
+let client: string;
 /** The recomputed argsHash of ORDER, and the wrong one the test's request carried: two characters changed, one in the middle, the last. */
 let rightHash: string;
 let wrongHash: string;
@@ -58,7 +59,7 @@ describe('long views you can navigate', () => {
     await page.goto(demo.url);
     const tabId = await tabIdOf(browser, page);
     panel = await openPanelPage(browser, tabId);
-    const client = await demo.runtime.waitForClient();
+    client = await demo.runtime.waitForClient();
     const r = demo.runtime;
     // A route history longer than 5, cart updates, then the checkout: three orders with no approval, one with a wrong argsHash.
     for (const route of ['/cart', '/', '/cart', '/', '/cart', '/']) await r.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route } });
@@ -139,8 +140,12 @@ describe('long views you can navigate', () => {
     assert.match(styleAlts[0]!, /one of "short" \| "detailed"/);
     assert.match(styleAlts[1]!, /integer, ≥ 1, ≤ 3/);
 
+    // The catalog (its search has an empty-string default) is mounted on / only: there and back.
+    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/' } });
     const query = panel.locator('li.action[data-action=search] .props > li', { has: panel.locator(':scope > code', { hasText: /^query$/ }) });
     assert.match(await query.innerText(), /default ""/, 'an empty-string default shown as ""');
+    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
+    await panel.locator('article.surface[data-surface=checkout]').waitFor();
   });
 
   test('a JSON tree: Alt+click opens the whole subtree, Alt+click again closes it', async () => {
@@ -215,7 +220,7 @@ describe('long views you can navigate', () => {
     assert.equal(await group.locator('.finding[data-rule=approval-missing]').count(), UNAPPROVED);
     assert.ok(descending(await times(group.locator('.finding-row'))), 'newest first');
     assert.ok(await panel.locator('.finding-group[data-rule=approval-hash-mismatch]').count(), 'the wrong argsHash has its own group');
-    await panel.screenshot({ path: `${SHOTS}long-views-findings.png` });
+    await panel.screenshot({ path: `${SHOTS}long-views-findings-open.png` });
     await group.locator('.finding').first().getByRole('button', { name: 'event' }).click();
     await panel.getByTestId('event-detail').waitFor();
     assert.match(await panel.getByTestId('event-detail').innerText(), /action:request[\s\S]*place_order/);
@@ -261,7 +266,7 @@ describe('long views you can navigate', () => {
 
   test('one sort order: newest first in Acks, Hashes, Approvals and Observations; "Oldest first" flips them all and is remembered', async () => {
     const lists: Record<string, string> = {
-      Acks: 'section.client-block[data-client-kind="socket.io"] table.acks tbody tr',
+      Acknowledgments: 'section.client-block[data-client-kind="socket.io"] table.acks tbody tr',
       Hashes: 'section.client-block[data-client-kind="socket.io"] table.hashes tbody tr',
       Approvals: 'table.approvals tbody tr',
       Observations: 'article.observation[data-observation="shop-nav/route"] ol.history > li',
@@ -274,7 +279,7 @@ describe('long views you can navigate', () => {
       assert.ok(descending(ts), `${v}: newest first`);
       assert.equal(await panel.getByRole('checkbox', { name: 'Oldest first' }).isChecked(), false);
     }
-    await view('Acks');
+    await view('Acknowledgments');
     await panel.getByRole('checkbox', { name: 'Oldest first' }).check();
     for (const [v, rows] of Object.entries(lists)) {
       await view(v);
@@ -292,8 +297,8 @@ describe('long views you can navigate', () => {
     assert.ok(descending(await times(panel.locator(lists.Approvals!))));
   });
 
-  test('Acks: clients with nothing to show are left out and counted', async () => {
-    await view('Acks');
+  test('Acknowledgments: clients with nothing to show are left out and counted', async () => {
+    await view('Acknowledgments');
     await panel.locator('section.client-block').first().waitFor();
     const clients = (await panel.locator('select[aria-label="Filter by client"] option').count()) - 1;
     const sections = await panel.locator('section.client-block').count();
