@@ -307,6 +307,24 @@ describe('long views you can navigate', () => {
     assert.equal(await panel.getByTestId('hidden-clients').innerText(), `${hidden} ${hidden === 1 ? 'client' : 'clients'} with nothing to show`);
   });
 
+  test('docked to the side (560 px): the index sits above the view, which keeps the width', async () => {
+    await panel.setViewportSize({ width: 560, height: 800 });
+    try {
+      for (const v of ['Surfaces', 'Observations']) {
+        await view(v);
+        const index = panel.getByRole('navigation', { name: `${v} index` });
+        await index.getByRole('link').first().waitFor();
+        const body = panel.locator('.indexed-body');
+        const [ib, bb] = [(await index.boundingBox())!, (await body.boundingBox())!];
+        assert.ok(ib.y + ib.height <= bb.y + 1, `${v}: the index above the view`);
+        assert.ok(bb.width > 500, `${v}: the view keeps the panel's width (${bb.width})`);
+        await panel.screenshot({ path: `${SHOTS}long-views-${v.toLowerCase()}-560.png` });
+      }
+    } finally {
+      await panel.setViewportSize({ width: 1280, height: 640 });
+    }
+  });
+
   test('screenshots of Surfaces, Observations and Findings', async () => {
     for (const v of ['Surfaces', 'Observations', 'Findings', 'Approvals']) {
       await view(v);
