@@ -36,8 +36,18 @@ async function view(name: string): Promise<void> {
 async function openDetail(): Promise<void> {
   await view('Timeline');
   if (await panel.locator('.split.with-detail').count()) return;
-  await panel.locator('.vlist [role=row]').nth(2).click();
-  await until(async () => (await panel.locator('.split.with-detail').count()) === 1, 'the detail open');
+  // A click that lands while a batch of events re-renders the list can miss its row: clicked again until the detail shows.
+  await until(
+    async () => {
+      if (await panel.locator('.split.with-detail').count()) return true;
+      // A request's row: the detail a user opens most.
+      await panel.locator('.vlist [role=row]').filter({ hasText: /succeeded|failed/ }).first().click();
+      return (await panel.locator('.split.with-detail').count()) === 1;
+    },
+    'the detail open',
+    10_000,
+    200,
+  );
 }
 
 async function closeDetail(): Promise<void> {
@@ -131,16 +141,20 @@ describe('docked layouts', () => {
       assert.equal(text, `${full.slice(0, 8)}…${full.slice(-6)}`);
       assert.equal(await hash.getAttribute('title'), full);
       assert.ok(height <= line * 1.3, `one line: ${height}px high, a line is ${line}px`);
-      const copied = await hash.evaluate((el) => {
+      // A string, not a function: tsx would wrap a function's inner functions in a helper the page does not have.
+      await hash.evaluate((el) => el.setAttribute('data-copy-probe', ''));
+      const copied = await panel.evaluate(`(() => {
+        const el = document.querySelector('[data-copy-probe]');
+        el.removeAttribute('data-copy-probe');
         let got = '';
-        const read = (e: ClipboardEvent) => (got = e.clipboardData?.getData('text/plain') ?? '');
+        const read = (e) => { got = e.clipboardData.getData('text/plain'); };
         document.addEventListener('copy', read);
-        getSelection()!.selectAllChildren(el);
+        getSelection().selectAllChildren(el);
         document.execCommand('copy');
         document.removeEventListener('copy', read);
-        getSelection()!.removeAllRanges();
+        getSelection().removeAllRanges();
         return got;
-      });
+      })()`);
       assert.equal(copied, full);
     });
 
@@ -182,6 +196,8 @@ describe('docked layouts', () => {
         shots.splice(0, 1, ['timeline', () => view('Timeline').then(closeDetail)], ['timeline-detail', openDetail]);
         for (const [slug, show] of shots) {
           await show();
+          const wide = await panel.evaluate(() => ({ scroll: document.documentElement.scrollWidth, x: scrollX, left: document.querySelector('.shell')!.getBoundingClientRect().left }));
+          assert.ok(wide.scroll <= size.width && wide.x === 0 && wide.left === 0, `${slug} at ${size.slug}: the panel is not shifted or wider than the window (${JSON.stringify(wide)})`);
           const file = `${size.slug}-${scheme}-${slug}.png`;
           const png = await panel.screenshot({ path: `${SHOTS}${file}` });
           if (update) await panel.screenshot({ path: `${DOCS}${file}` });
