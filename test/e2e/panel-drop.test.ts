@@ -57,6 +57,9 @@ describe('dropping files on the panel', () => {
     const dataTransfer = await files([SESSION]);
     await panel.dispatchEvent('.main', 'dragenter', { dataTransfer });
     await until(() => hint().isVisible(), 'the hint shown');
+    const box = (await panel.getByTestId('drop-hint').boundingBox())!;
+    assert.deepEqual([box.x, box.y, box.width, box.height], [0, 0, 1280, 800], 'the drop target covers the whole panel');
+    await panel.screenshot({ path: new URL('../../test-results/screenshots/drop-hint.png', import.meta.url).pathname });
     await panel.dispatchEvent('.main', 'dragleave', { dataTransfer });
     await until(async () => !(await hint().isVisible()), 'the hint gone');
     assert.equal(await notice().count(), 0);
