@@ -40,8 +40,10 @@ async function openDetail(): Promise<void> {
   await until(
     async () => {
       if (await panel.locator('.split.with-detail').count()) return true;
-      // A request's row: the detail a user opens most.
-      await panel.locator('.vlist [role=row]').filter({ hasText: /succeeded|failed/ }).first().click();
+      // A request's row, the detail a user opens most: the list is virtual, so one may have to be scrolled into the rendered rows.
+      const request = panel.locator('.vlist [role=row]').filter({ hasText: /succeeded|failed/ });
+      if (!(await request.count())) await panel.locator('.vlist').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+      if (await request.count()) await request.first().click();
       return (await panel.locator('.split.with-detail').count()) === 1;
     },
     'the detail open',
