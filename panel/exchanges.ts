@@ -282,8 +282,10 @@ export class Exchanges {
     const places = this.rowPlaces;
     const kinds = this.rowKinds;
     const events = source.events;
+    const open = expanded.size > 0;
+    const { places: matched, start } = matches.placesFrom();
     for (let i = from; i < n; i++) {
-      const at = matches.placeAt(i);
+      const at = matched[start + i]!;
       const x = byPlace[at - origin];
       if (!x) {
         places[m] = at;
@@ -307,7 +309,7 @@ export class Exchanges {
       }
       places[m] = shownAs;
       kinds[m++] = KIND_EXCHANGE;
-      if (expanded.size && expanded.has(x.key)) {
+      if (open && expanded.has(x.key)) {
         for (const p of x.places) {
           if (p < lo || p >= hi || p === shownAs) continue;
           places[m] = p;

@@ -110,6 +110,11 @@ export class Matches {
     return this.places[this.start + i]!;
   }
 
+  /** The absolute places of the matches, as one array read from `start` (for a pass over all of them). */
+  placesFrom(): { places: Float64Array; start: number } {
+    return { places: this.places, start: this.start };
+  }
+
   /** Where `ev` is among the matches, or -1. */
   indexOf(ev: WireEvent): number {
     for (let k = 0; k < this.length; k++) if (this.events[this.places[this.start + k]! - this.evicted] === ev) return k;
