@@ -11,10 +11,17 @@ import { clock, short } from '../display-text.ts';
 import { injectionHistory } from '../injector.ts';
 import { useModel } from '../store-context.ts';
 
-/** The client's final answer, in one line: "success", "error CODE: message", or where the request stands. */
-export function answerLine(state: RequestState | undefined): { line: string; final?: OUIActionResult } {
-  const final = state?.results.filter((x) => !x.result.interim).at(-1)?.result;
+/**
+ * The client's final answer, in one line: "success", "error CODE: message",
+ * or where the request stands. `since`: the answer to a send at that time (a
+ * same-id replay is not answered by the original's result).
+ */
+export function answerLine(state: RequestState | undefined, since?: number): { line: string; final?: OUIActionResult } {
+  const final = state?.results.filter((x) => !x.result.interim && (since === undefined || x.t >= since)).at(-1)?.result;
   if (final) return { line: final.success ? 'success' : `error ${final.error?.code ?? ''}: ${short(final.error?.message, 80)}`, final };
+  if (since !== undefined && state?.sends[0] && state.sends[0].t < since) {
+    return { line: state.receipts.some((r) => r.t >= since) ? 'receipt only (no second answer)' : 'no answer yet' };
+  }
   return { line: state?.status ?? '' };
 }
 
@@ -72,7 +79,8 @@ export function InjectHistory() {
       <tbody>
         {list.map((r) => {
           const state = model.clients.get(r.client)?.requests.get(r.requestId);
-          const { line: answer, final } = answerLine(state);
+          const sentAt = r.eventId ? state?.sends.find((s) => s.eventId === r.eventId)?.t : undefined;
+          const { line: answer, final } = answerLine(state, sentAt);
           const open = expanded.value.has(r.key);
           const answerId = `inj-${r.key.replace(/[^A-Za-z0-9_-]/g, '_')}-answer`;
           return (

@@ -20,7 +20,8 @@ function useLastReplay(ev: WireEvent): { line: string; ok: boolean | null } | nu
   const replayed = store.injector.replayed.value;
   const record = replayed ? store.injector.injections.value.find((r) => r.id === replayed.id) : undefined;
   const state = record ? model.clients.get(record.client)?.requests.get(record.request.requestId) : undefined;
-  const sent = state?.sends.filter((s) => s.injected).at(-1)?.eventId;
+  const send = state?.sends.filter((s) => s.injected).at(-1);
+  const sent = send?.eventId;
   // Once captured, the new request is selected, unless the user went elsewhere meanwhile (another row, another view).
   useEffect(() => {
     if (!replayed || replayed.selected || !sent) return;
@@ -35,7 +36,8 @@ function useLastReplay(ev: WireEvent): { line: string; ok: boolean | null } | nu
     [store],
   );
   if (!replayed || !record || (replayed.from !== ev.id && sent !== ev.id)) return null;
-  const { line, final } = answerLine(state);
+  // Not captured yet: no answer of the original stands in for the replay's.
+  const { line, final } = send ? answerLine(state, send.t) : { line: '', final: undefined };
   const what = final ? line : record.status === 'failed' ? `not delivered: ${record.error ?? ''}` : line || record.status;
   return { line: `Replayed as ${record.request.requestId.slice(0, 8)} · ${what}`, ok: final ? final.success : record.status === 'failed' ? false : null };
 }
