@@ -19,7 +19,8 @@ function requestLabel(c: ClientState, requestId: string | undefined): string {
   return r ? `${r.surfaceId} › ${r.actionId}` : '—';
 }
 
-function ClientAcks({ c }: { c: ClientState }) {
+/** `oldest` is read by the parent, never here: @preact/signals skips re-rendering a component that reads a signal when its props are the same objects, and `c` is the model's, changed in place. */
+function ClientAcks({ c, oldest }: { c: ClientState; oldest: boolean }) {
   if (!c.acks.length) return <p class="muted">No acknowledgment, receipt, trimmed re-send or repeat yet.</p>;
   return (
     <table class="grid acks">
@@ -33,7 +34,7 @@ function ClientAcks({ c }: { c: ClientState }) {
         </tr>
       </thead>
       <tbody>
-        {inOrder(c.acks, oldestFirst.value).map((a) => (
+        {inOrder(c.acks, oldest).map((a) => (
           <tr key={`${a.kind}-${a.eventId}`} data-t={a.t} data-kind={a.kind} data-request-id={a.requestId} class={a.ok === false ? 'refused' : ''}>
             <td>{clock(a.t)}</td>
             <td>{KIND[a.kind]}</td>
@@ -61,7 +62,7 @@ export function Acks() {
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." nothing="No acknowledgment, receipt, trimmed re-send or repeat yet." hasContent={(c) => c.acks.length > 0} render={(c) => <ClientAcks c={c} />} />
+      <PerClient empty="No client yet." nothing="No acknowledgment, receipt, trimmed re-send or repeat yet." hasContent={(c) => c.acks.length > 0} render={(c) => <ClientAcks c={c} oldest={oldestFirst.value} />} />
     </div>
   );
 }

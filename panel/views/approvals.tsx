@@ -15,7 +15,8 @@ function verdict(a: ApprovalCheck): { text: string; cls: string } {
   return { text: 'argsHash matches params', cls: 'ok' };
 }
 
-function ClientApprovals({ c }: { c: ClientState }) {
+/** `oldest` is read by the parent, never here: @preact/signals skips re-rendering a component that reads a signal when its props are the same objects, and `c` is the model's, changed in place. */
+function ClientApprovals({ c, oldest }: { c: ClientState; oldest: boolean }) {
   const { model } = useModel();
   if (!c.approvals.length) return <p class="muted">No request to an action that needs approval yet.</p>;
   return (
@@ -34,7 +35,7 @@ function ClientApprovals({ c }: { c: ClientState }) {
         </tr>
       </thead>
       <tbody>
-        {inOrder(c.approvals, oldestFirst.value).map((a) => {
+        {inOrder(c.approvals, oldest).map((a) => {
           const v = verdict(a);
           // Page data: a carried argsHash that is not a string is shown as text, not compared.
           const carried = typeof a.carried?.argsHash === 'string' ? a.carried.argsHash : undefined;
@@ -77,7 +78,7 @@ export function Approvals() {
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." nothing="No request to an action that needs approval yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} />} />
+      <PerClient empty="No client yet." nothing="No request to an action that needs approval yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} oldest={oldestFirst.value} />} />
     </div>
   );
 }

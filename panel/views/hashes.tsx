@@ -19,7 +19,8 @@ const VERDICT: Record<HashVerdict, string> = {
   unverifiable: 'cannot verify: surfaces not carried and none held under this hash',
 };
 
-function ClientHashes({ c }: { c: ClientState }) {
+/** `oldest` is read by the parent, never here: @preact/signals skips re-rendering a component that reads a signal when its props are the same objects, and `c` is the model's, changed in place. */
+function ClientHashes({ c, oldest }: { c: ClientState; oldest: boolean }) {
   return (
     <>
       <table class="grid hashes">
@@ -35,7 +36,7 @@ function ClientHashes({ c }: { c: ClientState }) {
           </tr>
         </thead>
         <tbody>
-          {inOrder(c.hashes, oldestFirst.value).map((h) => (
+          {inOrder(c.hashes, oldest).map((h) => (
             <tr key={h.eventId} data-t={h.t} class={`v-${h.verdict}`} data-verdict={h.verdict}>
               <td>{clock(h.t)}</td>
               <td>
@@ -54,7 +55,7 @@ function ClientHashes({ c }: { c: ClientState }) {
       <h4>Surface set changes</h4>
       {c.surfaceSets.length === 0 && <p class="muted">No change yet.</p>}
       <ol class="changes">
-        {inOrder(c.surfaceSets, oldestFirst.value).map((s) => (
+        {inOrder(c.surfaceSets, oldest).map((s) => (
           <li key={s.eventId} data-t={s.t} data-testid="surface-change">
             <div>
               {clock(s.t)} <span class="mono">{typeof s.before === 'string' ? <HashText value={s.before} /> : '—'}</span> → <span class="mono">{typeof s.after === 'string' ? <HashText value={s.after} /> : '—'}</span> <EventLink id={s.eventId} label="event" />
@@ -81,7 +82,7 @@ export function Hashes() {
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." nothing="No result has reported a surfacesHash yet, and no surface set changed." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} />} />
+      <PerClient empty="No client yet." nothing="No result has reported a surfacesHash yet, and no surface set changed." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} oldest={oldestFirst.value} />} />
     </div>
   );
 }

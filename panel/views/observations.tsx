@@ -19,14 +19,15 @@ const query = signal('');
 
 const keyOf = (o: ObservationState) => `${o.surfaceId}/${o.observationId}`;
 
-function ObservationCard({ o, anchor }: { o: ObservationState; anchor: string }) {
+/** `oldest` is read by the parent, never here: @preact/signals skips re-rendering a component that reads a signal when its props are the same objects, and `o` is the model's, changed in place. */
+function ObservationCard({ o, anchor, oldest }: { o: ObservationState; anchor: string; oldest: boolean }) {
   const [all, setAll] = useState(false);
   const invalid = o.history.filter((h) => !h.valid).length;
   const first = o.droppedHistory + 1;
   const entries = collapsed(
     o.history.map((h, i) => ({ h, n: first + i })),
     COLLAPSED_HISTORY,
-    oldestFirst.value,
+    oldest,
     all,
   );
   const peak = Math.max(o.rate, peakRate(o.history.map((h) => h.t)));
@@ -99,7 +100,7 @@ export function Observations() {
           <section class="client-block" key={c.client.key} data-client-kind={c.client.kind}>
             <ClientHeading c={c} />
             {list.map((o) => (
-              <ObservationCard key={keyOf(o)} o={o} anchor={anchorId('observation', index, keyOf(o))} />
+              <ObservationCard key={keyOf(o)} o={o} anchor={anchorId('observation', index, keyOf(o))} oldest={oldestFirst.value} />
             ))}
           </section>
         ))}
