@@ -54,6 +54,15 @@ async function send(): Promise<import('playwright-core').Locator> {
 
 const badge = async () => ((await panel.getByTestId('findings-badge').count()) ? Number(await panel.getByTestId('findings-badge').innerText()) : 0);
 
+/** Opens a rule's group in Findings (findings are grouped by rule) and waits for its findings' rows. */
+async function openFindingGroup(panel: Page, rule: string): Promise<void> {
+  const group = panel.locator(`.finding-group[data-rule="${rule}"]`);
+  await group.waitFor();
+  const closed = group.getByRole('button', { expanded: false });
+  if (await closed.count()) await closed.first().click();
+  await group.locator(`.finding[data-rule="${rule}"]`).first().waitFor();
+}
+
 describe('the composer and experiments', () => {
   before(async () => {
     demo = await startDemoServer();
@@ -167,6 +176,9 @@ describe('the composer and experiments', () => {
     assert.equal(await badge(), appBadge, 'the badge counts the app only');
 
     await toggle.check();
+    // Grouped by rule: each group opens on its findings.
+    await openFindingGroup(panel, 'approval-missing');
+    await openFindingGroup(panel, 'params-invalid');
     const mine = panel.locator('.finding[data-experiment=true]');
     await mine.first().waitFor();
     const rulesShown = await mine.evaluateAll((els) => els.map((e) => e.getAttribute('data-rule')));
@@ -181,6 +193,8 @@ describe('the composer and experiments', () => {
 
   test('the Timeline marks the injected request and what answers it', async () => {
     await panel.getByRole('tab', { name: 'Timeline' }).click();
+    // Every event its own row: the injected request and the result that answers it, each marked.
+    await panel.getByRole('button', { name: 'All events' }).click();
     await panel.getByLabel('Free-text filter').fill('clear_cart');
     const request = panel.locator('.vlist [role=row][data-type="action:request"]').first();
     await request.waitFor();
@@ -198,6 +212,7 @@ describe('the composer and experiments', () => {
     assert.equal(await own.getAttribute('data-experiment'), null);
     await panel.getByLabel('Free-text filter').fill('');
     await panel.getByRole('button', { name: 'Close detail' }).click();
+    await panel.getByRole('button', { name: 'Exchanges' }).click();
   });
 
   test('the event detail opens on the payload tab for every newly selected event', async () => {

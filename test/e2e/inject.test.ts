@@ -81,7 +81,12 @@ async function witness(query: string): Promise<string> {
   const filter = panel.locator('input[aria-label="Free-text filter"]');
   const kept = await filter.inputValue();
   await filter.fill(r.requestId);
+  // The answer's own row: in "All events" (one row per exchange folds it into its request's), the Timeline's mode kept.
+  const allEvents = panel.getByRole('button', { name: 'All events' });
+  const wasExchanges = (await allEvents.getAttribute('aria-pressed')) !== 'true';
+  if (wasExchanges) await allEvents.click();
   await panel.locator('.vlist [role=row][data-type="action:result"]').first().waitFor({ timeout: SLOW_MS });
+  if (wasExchanges) await panel.getByRole('button', { name: 'Exchanges' }).click();
   await filter.fill(kept);
   if (tab) await panel.click(`#${tab}`);
   return r.requestId;
@@ -89,6 +94,15 @@ async function witness(query: string): Promise<string> {
 
 function runtimeSawResultFor(requestId: string): boolean {
   return demo.runtime.events.some((e) => e.type === 'action:result' && (e.payload as { requestId?: string } | null)?.requestId === requestId);
+}
+
+/** Opens a rule's group in Findings (findings are grouped by rule) and waits for its findings' rows. */
+async function openFindingGroup(panel: Page, rule: string): Promise<void> {
+  const group = panel.locator(`.finding-group[data-rule="${rule}"]`);
+  await group.waitFor();
+  const closed = group.getByRole('button', { expanded: false });
+  if (await closed.count()) await closed.first().click();
+  await group.locator(`.finding[data-rule="${rule}"]`).first().waitFor();
 }
 
 describe('replay and inject', () => {
@@ -245,6 +259,8 @@ describe('replay and inject', () => {
     // Real targets, as the panel would name them: the Socket.IO client's hook and socket (from a row it captured), the widget's frame.
     const rid = await witness('before-the-forgery');
     await panel.click('#tab-timeline');
+    // Every event its own row: the result's row names its hook and client, and no forged event hides in an exchange.
+    await panel.getByRole('button', { name: 'All events' }).click();
     await panel.fill('input[aria-label="Free-text filter"]', rid);
     const [hook, client] = (await panel.locator('.vlist [role=row][data-type="action:result"]').first().getAttribute('data-id'))!.split('/');
     await panel.fill('input[aria-label="Free-text filter"]', '');
@@ -301,6 +317,7 @@ describe('replay and inject', () => {
     const rows = await panel.locator('.vlist [role=row]').allInnerTexts();
     assert.ok(!rows.some((r) => /forged-surface|forged-inject|forged\.example/.test(r)), `no forged item and no injected request is shown:\n${rows.join('\n')}`);
     await panel.fill('input[aria-label="Free-text filter"]', '');
+    await panel.getByRole('button', { name: 'Exchanges' }).click();
     assert.equal(await page.locator('#cart-count').innerText(), cartBefore, 'no forged add_to_cart ran');
     assert.equal(await widget.locator('#coupon-applied').getAttribute('data-code'), 'SAVE10', 'no forged apply_coupon ran in the widget');
     assert.equal(runtimeSawResultFor('forged-inject-0001'), false, 'the app never answered a forged request');
@@ -329,8 +346,9 @@ describe('replay and inject', () => {
     await panel.click('#tab-findings');
     // Sent from the composer on purpose: the user's experiments, shown with the toggle.
     await panel.getByLabel(/show my experiments/).check();
-    await panel.waitForSelector('.finding[data-rule=approval-hash-mismatch]');
-    await panel.waitForSelector('.finding[data-rule=approval-missing]');
-    assert.equal(await panel.locator('.finding[data-rule=unapproved-run]').count(), 0, 'nothing ran without approval');
+    // Grouped by rule: each group opens on its findings.
+    await openFindingGroup(panel, 'approval-hash-mismatch');
+    await openFindingGroup(panel, 'approval-missing');
+    assert.equal(await panel.locator('.finding-group[data-rule=unapproved-run], .finding[data-rule=unapproved-run]').count(), 0, 'nothing ran without approval');
   });
 });
