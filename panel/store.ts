@@ -158,6 +158,7 @@ export class PanelStore {
     const v = env.settings.get('oui.specVersion');
     this.specVersion = signal<SpecVersion>(isSpecVersion(v) ? v : LATEST_SPEC_VERSION);
     this.timers = signal(resolveTimers(parseSetting(env.settings.get('oui.timers'))));
+    if (env.settings.get('oui.timelineRows') === 'events') this.ui.timeline.rows.value = 'events';
     this.injector = new Injector(env.saved);
     this.site = new CaptureSite(env.sites);
     const recorder = this.liveRecorder();
@@ -232,6 +233,12 @@ export class PanelStore {
   }
 
   /** Resets every filter of the Timeline: type, surface, action, status, free text and the client picker. */
+  /** Exchanges or All events, remembered as DevTools remembers its panels' toggles. */
+  setRows(mode: RowsMode): void {
+    this.ui.timeline.rows.value = mode;
+    this.env.settings.set('oui.timelineRows', mode);
+  }
+
   clearFilters(): void {
     const t = this.ui.timeline;
     batch(() => {

@@ -222,13 +222,13 @@ function setter<T>(store: PanelStore, sig: Signal<T>) {
 }
 
 /** Rows or events, as the Network panel groups a request's frames under it. */
-function RowsToggle({ mode }: { mode: Signal<RowsMode> }) {
+function RowsToggle({ mode, set }: { mode: Signal<RowsMode>; set: (mode: RowsMode) => void }) {
   return (
     <span class="rows-toggle" role="group" aria-label="Rows">
-      <button aria-pressed={mode.value === 'exchanges'} title="One row per request with its receipt, result and acknowledgments (→ shows them)" onClick={() => (mode.value = 'exchanges')}>
+      <button aria-pressed={mode.value === 'exchanges'} title="One row per request with its receipt, result and acknowledgments (→ shows them)" onClick={() => set('exchanges')}>
         Exchanges
       </button>
-      <button aria-pressed={mode.value === 'events'} title="Every event its own row" onClick={() => (mode.value = 'events')}>
+      <button aria-pressed={mode.value === 'events'} title="Every event its own row" onClick={() => set('events')}>
         All events
       </button>
     </span>
@@ -312,7 +312,7 @@ export function Timeline() {
         <button class="clear-filters" disabled={!store.filtersActive.value} title="Reset every filter: type, surface, action, status, free text and client" onClick={() => store.clearFilters()}>
           Clear filters
         </button>
-        <RowsToggle mode={rowsMode} />
+        <RowsToggle mode={rowsMode} set={(m) => store.setRows(m)} />
         <span class="count">
           {exchanges && <span data-testid="row-count">{list.length} rows · </span>}
           <span data-testid="event-count" data-filter-mode={mode} data-filter-tested={testedLast} data-filter-tested-total={testedTotal}>

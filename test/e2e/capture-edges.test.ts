@@ -313,7 +313,7 @@ describe('never silent, in Chromium', () => {
         }
       }),
     );
-    [browser, plain] = await Promise.all([launch({ viewport: { width: 1400, height: 2000 } }), launch({ extension: false })]);
+    [browser, plain] = await Promise.all([launch({ rows: 'events', viewport: { width: 1400, height: 2000 } }), launch({ extension: false })]);
   });
   after(async () => {
     await Promise.all([browser?.close(), plain?.close()]);
@@ -524,7 +524,7 @@ describe('never silent, in Firefox: frames and the direct hook', () => {
     const page = await ff.browser.newPage();
     await page.goto(`${server.url}/frames`);
     await page.waitForFunction(() => document.title === 'frames ready');
-    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page));
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
     await panel.setViewport({ width: 1400, height: 1600 });
     await waitIn(panel, 'every registration', () => document.querySelectorAll('.vlist [role=row][data-type="surface:register"]').length >= 4, null, 30_000);
     await panel.click('#tab-surfaces');
@@ -558,7 +558,7 @@ describe('never silent, in Firefox: frames and the direct hook', () => {
     // What the app sees without the extension, by the page's own arithmetic: one get per property it reads.
     assert.deepEqual(o.counts, { gets: 3, getterReads: 2, throwingReads: 1 });
     assert.deepEqual(o.log.filter((l) => / threw |no function/.test(l)), []);
-    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page));
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
     await panel.setViewport({ width: 1400, height: 1600 });
     let found: Row[] = [];
     await until(

@@ -39,7 +39,7 @@ describe('where the hook runs', () => {
   }
 
   test('local hosts are captured; any other site gets nothing injected, and its panel offers to capture it', async () => {
-    const b = await launch({ args: [RESOLVE], viewport: { width: 1300, height: 800 } });
+    const b = await launch({ rows: 'events', args: [RESOLVE], viewport: { width: 1300, height: 800 } });
     try {
       assert.equal((await visit(b, '127.0.0.1')).injected, true, 'a loopback page runs the hook');
       assert.equal((await visit(b, 'localhost')).injected, true, 'localhost runs the hook');
@@ -70,7 +70,7 @@ describe('where the hook runs', () => {
   });
 
   test('a site the user enabled is captured from its first frame, and only that site', async () => {
-    const b = await launch({ args: [RESOLVE], grantedOrigins: ['http://app.example/*'] });
+    const b = await launch({ rows: 'events', args: [RESOLVE], grantedOrigins: ['http://app.example/*'] });
     try {
       // The worker registers the hook for the granted site when it starts.
       await b.worker!.evaluate(async () => {

@@ -118,7 +118,7 @@ describe('capture pipeline', () => {
         ws.onopen = () => ws.send(JSON.stringify({ type: 'surface:register', payload: { surface: { id: 'forger-own', name: 'F', description: 'F', actions: [] }, timestamp: 1 } }));
       </script>`,
     });
-    browser = await launch();
+    browser = await launch({ rows: 'events' });
   });
 
   after(async () => {

@@ -59,7 +59,7 @@ describe('coverage of the inspected tab', () => {
   }
 
   test('a loopback iframe on 127.0.0.2 is named as not captured, with why, the one click, and the conversation it halves', async () => {
-    const b = await launch({ viewport: { width: 1400, height: 900 } });
+    const b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
     try {
       const app = await b.context.newPage();
       await app.goto(host.url);
@@ -99,7 +99,7 @@ describe('coverage of the inspected tab', () => {
 
   test('once its site is enabled, one click reloads the frame with the hook, and both sides of its exchanges appear', async () => {
     // The user's grant, as Chromium keeps it; the page then loads before the hook is registered for it (as a page open when the site was enabled).
-    const b = await launch({ viewport: { width: 1400, height: 900 }, grantedOrigins: ['http://127.0.0.2/*'] });
+    const b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 }, grantedOrigins: ['http://127.0.0.2/*'] });
     try {
       // The worker registers the hook for the granted site when it starts: a witness that it did, before it is taken away.
       await until(async () => (await b.worker!.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).length)) === 2, 'the hook registered for the granted site', 10_000, 50);

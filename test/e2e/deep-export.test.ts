@@ -89,7 +89,7 @@ describe('a 100,000-deep WebSocket frame in real Chromium: panel, Export, HAR, l
     dir = mkdtempSync(join(tmpdir(), 'oui-deep-e2e-'));
     server = await startFixtureServer({ '/': page() });
     server.onConnection((ws) => ws.once('message', () => ws.send(REQUEST)));
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

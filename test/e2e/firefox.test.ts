@@ -91,7 +91,7 @@ describe('Firefox', () => {
       return { top: has(window), srcdoc: has(document.getElementById('srcdoc').contentWindow), blank: has(document.getElementById('blank').contentWindow) };
     })()`);
     assert.deepEqual(hooked, { top: true, srcdoc: true, blank: true }, 'the page hook is installed in every frame');
-    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page));
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
     for (const id of ['top-frame', 'srcdoc-frame', 'blank-frame']) {
       await waitForRow(panel, `${id} registration`, id, (r) => r.kind === 'websocket' && r.type === 'surface:register' && r.text.includes(id));
     }
@@ -104,7 +104,7 @@ describe('Firefox', () => {
   test('the Coverage view names the loopback frame on 127.0.0.2 as not captured, and why', async () => {
     const page = await ff.browser.newPage();
     await page.goto(`${fixture.url}/coverage`);
-    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page));
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
     await panel.click('#tab-coverage');
     const status = (path: string) =>
       panel.evaluate((p) => {
@@ -132,7 +132,7 @@ describe('Firefox', () => {
       await page.goto(demo.url);
       await demo.runtime.waitForClient();
       await page.waitForFunction(() => document.querySelector('#status-socket')?.getAttribute('data-state') === 'connected');
-      panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page));
+      panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
       panel.on('pageerror', (e) => errors.push(String((e as Error).message ?? e)));
     });
 

@@ -132,7 +132,7 @@ describe('the hook in an app frame that replaces built-ins', () => {
         if (text === 'real-please') ws.send(JSON.stringify({ type: 'observation:update', payload: { surfaceId: 'forge', observationId: 'real', value: 2, timestamp: 3 } }));
       }),
     );
-    b = await launch({ viewport: { width: 1400, height: 3000 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 3000 } });
   });
   after(async () => {
     await b?.close();

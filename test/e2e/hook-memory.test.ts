@@ -54,7 +54,7 @@ describe('the hook holds what it counts', () => {
     server = await startFixtureServer({ '/big': page('big'), '/chatty': page('chatty') });
     // Answers the app's last frame, so the page knows every frame left.
     server.onConnection((ws) => ws.on('message', (d) => String(d) === 'end' && ws.send('ok')));
-    [withExt, without] = await Promise.all([launch(), launch({ extension: false })]);
+    [withExt, without] = await Promise.all([launch({ rows: 'events' }), launch({ extension: false })]);
   });
   after(async () => {
     await Promise.all([withExt?.close(), without?.close()]);

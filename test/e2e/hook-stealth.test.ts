@@ -83,7 +83,7 @@ describe('a hook no page can tell apart from the browser', () => {
       </script>`,
     });
     server.onConnection((ws) => ws.send(Buffer.from([1, 2, 3])));
-    [withExt, without] = await Promise.all([launch(), launch({ extension: false })]);
+    [withExt, without] = await Promise.all([launch({ rows: 'events' }), launch({ extension: false })]);
   });
   after(async () => {
     await Promise.all([withExt?.close(), without?.close()]);

@@ -41,7 +41,7 @@ describe('a catastrophic pattern in page data', () => {
         }
       }),
     );
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

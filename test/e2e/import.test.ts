@@ -53,7 +53,7 @@ describe('import says what is wrong', () => {
         ws.onopen = () => { ws.send(${JSON.stringify(JSON.stringify(REGISTER))}); document.title = 'sent'; };
       </script>`,
     });
-    b = await launch({ viewport: { width: 1300, height: 800 } });
+    b = await launch({ rows: 'events', viewport: { width: 1300, height: 800 } });
     page = await b.context.newPage();
     await page.goto(server.url);
     await page.waitForFunction(() => document.title === 'sent');

@@ -196,7 +196,7 @@ describe('lint: the same traffic as a session file, the panel\'s HAR and Chromiu
     dir = mkdtempSync(join(tmpdir(), 'oui-lint-har-'));
     demo = await startDemoServer();
     mark('demo');
-    b = await launch();
+    b = await launch({ rows: 'events' });
     mark('browser');
     started = Date.now();
     // (c) and (d): Chromium's own records of the network, from before the page loads.

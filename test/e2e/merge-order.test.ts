@@ -20,7 +20,7 @@ let browser: Browser;
 
 before(async () => {
   demo = await startDemoServer();
-  browser = await launch();
+  browser = await launch({ rows: 'events' });
 });
 
 after(async () => {

@@ -170,7 +170,7 @@ describe('OUI over MessagePorts', () => {
   before(async () => {
     other = await startFixtureServer({ '/widget': WIDGET });
     host = await startFixtureServer({ '/': HOST, '/widget': WIDGET });
-    b = await launch();
+    b = await launch({ rows: 'events' });
   });
   after(async () => {
     await b?.close();
@@ -317,7 +317,7 @@ describe('the port tap is invisible', () => {
   let without: Browser;
   before(async () => {
     server = await startFixtureServer({ '/': '<!doctype html><title>plain</title><body>' });
-    [withExt, without] = await Promise.all([launch(), launch({ extension: false })]);
+    [withExt, without] = await Promise.all([launch({ rows: 'events' }), launch({ extension: false })]);
   });
   after(async () => {
     await Promise.all([withExt?.close(), without?.close()]);
@@ -358,7 +358,7 @@ describe('OUI over MessagePorts in Firefox', () => {
     const app = await ff.browser.newPage();
     await app.goto(`${host.url}/?widget=${encodeURIComponent(`${other.url.replace('127.0.0.1', 'localhost')}/widget?borrow`)}`);
     await waitIn(app, 'the conversation', () => document.title === 'done', null);
-    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, app));
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, app), { rows: 'events' });
     // Tall enough that the conversation's rows are all in view (the list is virtualised).
     await panel.setViewport({ width: 1280, height: 1600 });
     const rows = () =>

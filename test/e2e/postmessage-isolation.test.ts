@@ -87,7 +87,7 @@ describe('postMessage isolation', () => {
           });
         </script>`,
     });
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

@@ -27,7 +27,7 @@ describe('prototype-reaching member names', () => {
         ws.onopen = () => { for (const f of ${JSON.stringify(FRAMES)}) ws.send(f); document.title = 'sent'; };
       </script>`,
     });
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

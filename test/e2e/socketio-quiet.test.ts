@@ -125,7 +125,7 @@ for (const variant of ['polling, then a quiet upgrade', 'polling, then a quiet u
 
     before(async () => {
       server = await startQuietServer(pings ? { pingInterval: 150 } : {});
-      browser = await launch({ viewport: { width: 1300, height: 850 } });
+      browser = await launch({ rows: 'events', viewport: { width: 1300, height: 850 } });
       page = await browser.context.newPage();
       await page.goto(`${server.url}${wsOnly ? '?transport=websocket' : ''}`);
       panel = await openPanelPage(browser, await tabIdOf(browser, page));

@@ -20,7 +20,7 @@ describe('the spec release a client is judged by', () => {
   before(async () => {
     server = await startFixtureServer({ '/plain': notesPage(), '/declares': notesPage(`metadata: { ouiSpecVersion: '0.4.1' },`) });
     requestOnRegister(server);
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

@@ -21,7 +21,7 @@ describe('the timers the traffic is judged against', () => {
   before(async () => {
     server = await startFixtureServer({ '/plain': notesPage() });
     requestOnRegister(server);
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

@@ -95,7 +95,7 @@ describe('every transport reaches the panel', () => {
   });
 
   test('panel opened as a page', async () => {
-    const browser = await launch();
+    const browser = await launch({ rows: 'events' });
     try {
       const page = await browser.context.newPage();
       await page.goto(demo.url);
@@ -107,7 +107,7 @@ describe('every transport reaches the panel', () => {
   });
 
   test('Socket.IO long-polling over fetch() is captured too', async () => {
-    const browser = await launch();
+    const browser = await launch({ rows: 'events' });
     try {
       const page = await browser.context.newPage();
       const requests: string[] = [];
@@ -129,7 +129,7 @@ describe('every transport reaches the panel', () => {
   test('panel inside real DevTools', async () => {
     let browser: Browser | undefined;
     try {
-      browser = await launch({ devtools: true });
+      browser = await launch({ rows: 'events', devtools: true });
       const page = browser.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await browser.context.newPage());
       await page.goto(demo.url);
       const panel = await openDevtoolsPanel(browser);

@@ -52,7 +52,7 @@ describe('Socket.IO polling in a worker', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-    b = await launch({ viewport: { width: 1400, height: 900 } });
+    b = await launch({ rows: 'events', viewport: { width: 1400, height: 900 } });
   });
   after(async () => {
     await b?.close();

@@ -326,7 +326,7 @@ describe('WebSockets in workers', () => {
   let without: Browser;
   before(async () => {
     server = await startServer();
-    [withExt, without] = await Promise.all([launch(), launch({ extension: false })]);
+    [withExt, without] = await Promise.all([launch({ rows: 'events' }), launch({ extension: false })]);
   });
   after(async () => {
     await Promise.all([withExt?.close(), without?.close()]);
@@ -469,7 +469,7 @@ describe('WebSockets in workers, in Firefox', () => {
     const classic = a.results.classic!.map((x) => x.m);
     assert.ok(classic.includes('location /workers/classic.js?tag=classic') && classic.includes('lib lib-ok') && classic.includes('fetch 42'));
     assert.deepEqual([...a.errors].sort(), [...b.errors].sort());
-    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, app));
+    const panel = await openFirefoxPanel(ff, await firefoxTabId(ff, app), { rows: 'events' });
     for (const action of ['ping_classic-nested', 'ping_module-classic', 'ping_blob', 'ping_blob-untyped']) {
       await fill(panel, 'input[aria-label="Free-text filter"]', action);
       await waitIn(panel, `${action} in the panel`, (a) => {

@@ -47,6 +47,12 @@ export interface LaunchOptions {
    * Chromium reads at start. Prompts cannot be answered headless.
    */
   grantedOrigins?: string[];
+  /**
+   * The Timeline's rows in this browser's panels: 'events' for tests that
+   * read each event as its own row (the setting the panel's "All events"
+   * button keeps); the panel's default, one row per exchange, otherwise.
+   */
+  rows?: 'events';
 }
 
 export interface Browser {
@@ -107,6 +113,12 @@ export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
       throw e;
     }
     extensionId = new URL(worker.url()).host;
+    if (opts.rows === 'events') {
+      const page = await context.newPage();
+      await page.goto(`chrome-extension://${extensionId}/panel.html`);
+      await page.evaluate(() => localStorage.setItem('oui.timelineRows', 'events'));
+      await page.close();
+    }
   }
   return {
     context,

@@ -99,9 +99,15 @@ export async function firefoxTabId(ff: Firefox, page: Page): Promise<number> {
 }
 
 /** The panel opened as an extension page for the given tab. */
-export async function openFirefoxPanel(ff: Firefox, tabId: number): Promise<Page> {
+export async function openFirefoxPanel(ff: Firefox, tabId: number, opts: { rows?: 'events' } = {}): Promise<Page> {
   const panel = await ff.browser.newPage();
-  await gotoExtensionPage(panel, `${ff.origin}/panel.html?tabId=${tabId}`);
+  const url = `${ff.origin}/panel.html?tabId=${tabId}`;
+  await gotoExtensionPage(panel, url);
+  if (opts.rows === 'events') {
+    // The setting the Timeline's "All events" button keeps; the panel reads it when it starts.
+    await panel.evaluate(() => localStorage.setItem('oui.timelineRows', 'events'));
+    await gotoExtensionPage(panel, url);
+  }
   return panel;
 }
 
