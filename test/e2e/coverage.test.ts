@@ -26,10 +26,6 @@ const WIDGET = `<!doctype html><title>widget</title><script>
 </script>`;
 
 const hostPage = (widgetUrl: string) => `<!doctype html><title>host</title>
-  <iframe id="widget" src="${widgetUrl}"></iframe>
-  <iframe id="scriptless" sandbox="" src="/plain"></iframe>
-  <iframe id="data" src="data:text/html,<p>data frame</p>"></iframe>
-  <iframe id="srcdoc" srcdoc="<p>srcdoc frame</p>"></iframe>
   <script>
     window.results = [];
     let n = 0;
@@ -39,7 +35,13 @@ const hostPage = (widgetUrl: string) => `<!doctype html><title>host</title>
       // The app's runtime asks the widget once per registration.
       if (e.data.type === 'surface:register') e.source.postMessage({ type: 'action:request', payload: { requestId: 'req-' + (++n) + '-0000-4000-8000-000000000001', surfaceId: 'notes', actionId: 'add_note', params: {}, timestamp: Date.now() } }, '*');
     });
-  </script>`;
+  </script>
+  <!-- After the listener: the widget registers once, as soon as it runs. -->
+  <iframe id="widget" src="${widgetUrl}"></iframe>
+  <iframe id="scriptless" sandbox="" src="/plain"></iframe>
+  <iframe id="data" src="data:text/html,<p>data frame</p>"></iframe>
+  <iframe id="srcdoc" srcdoc="<p>srcdoc frame</p>"></iframe>
+`;
 
 describe('coverage of the inspected tab', () => {
   let host: FixtureServer;
