@@ -51,7 +51,12 @@ describe('a catastrophic pattern in page data', () => {
   test('captured params and values are judged by it, and the composer validates with it, without a freeze', async () => {
     const { panel } = await openAppAndPanel(b, server.url, 'answered', 4);
     await panel.getByRole('tab', { name: 'Findings' }).click();
-    const invalid = panel.locator('li.finding[data-rule=params-invalid]');
+    // Findings are grouped by rule: open the group to read its findings.
+    const group = panel.locator('.finding-group[data-rule=params-invalid]');
+    await group.waitFor({ timeout: 10_000 });
+    const closed = group.getByRole('button', { expanded: false });
+    if (await closed.count()) await closed.first().click();
+    const invalid = group.locator('li.finding[data-rule=params-invalid]').first();
     await invalid.waitFor({ timeout: 10_000 });
     assert.match(await invalid.innerText(), /does not match the pattern "\^\(a\+\)\+\$"/);
     await panel.getByRole('tab', { name: 'Observations' }).click();

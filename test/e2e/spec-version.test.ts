@@ -37,12 +37,12 @@ describe('the spec release a client is judged by', () => {
     const panel = await findingsOf('/plain');
     const picker = panel.getByRole('combobox', { name: 'Spec version' });
     await picker.selectOption('0.6.0');
-    await panel.locator('li.finding[data-rule=hash-missing]').waitFor({ timeout: 10_000 });
+    await panel.locator('.finding-group[data-rule=hash-missing]').waitFor({ timeout: 10_000 });
     await picker.selectOption('0.4.1');
-    await panel.locator('li.finding[data-rule=hash-missing]').waitFor({ state: 'detached', timeout: 5_000 });
+    await panel.locator('.finding-group[data-rule=hash-missing]').waitFor({ state: 'detached', timeout: 5_000 });
     assert.match(await panel.getByTestId('judged-version').innerText(), /judged by spec 0\.4\.1/);
     await picker.selectOption('0.6.0');
-    await panel.locator('li.finding[data-rule=hash-missing]').waitFor({ timeout: 5_000 });
+    await panel.locator('.finding-group[data-rule=hash-missing]').waitFor({ timeout: 5_000 });
   });
 
   test('a client whose surfaces declare 0.4.1 is judged by it, whatever the pick', async () => {
@@ -54,6 +54,6 @@ describe('the spec release a client is judged by', () => {
     await panel.locator('tr[data-verdict=missing]').first().waitFor({ timeout: SLOW_MS });
     await panel.getByRole('tab', { name: 'Findings' }).click();
     await panel.getByTestId('judged-version').waitFor({ timeout: SLOW_MS });
-    assert.equal(await panel.locator('li.finding[data-rule=hash-missing]').count(), 0);
+    assert.equal(await panel.locator('.finding-group[data-rule=hash-missing]').count(), 0);
   });
 });
