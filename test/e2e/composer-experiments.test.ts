@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { demoUpgraded, injectable } from '../support/demo-page.ts';
+import { openFindingGroup } from '../support/findings.ts';
 
 let demo: DemoServer;
 let browser: Browser;
@@ -53,15 +54,6 @@ async function send(): Promise<import('playwright-core').Locator> {
 }
 
 const badge = async () => ((await panel.getByTestId('findings-badge').count()) ? Number(await panel.getByTestId('findings-badge').innerText()) : 0);
-
-/** Opens a rule's group in Findings (findings are grouped by rule) and waits for its findings' rows. */
-async function openFindingGroup(panel: Page, rule: string): Promise<void> {
-  const group = panel.locator(`.finding-group[data-rule="${rule}"]`);
-  await group.waitFor();
-  const closed = group.getByRole('button', { expanded: false });
-  if (await closed.count()) await closed.first().click();
-  await group.locator(`.finding[data-rule="${rule}"]`).first().waitFor();
-}
 
 describe('the composer and experiments', () => {
   before(async () => {

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openAppAndPanel, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
+import { openFindingGroup } from '../support/findings.ts';
 
 const EVIL = '^(a+)+$';
 const BAD = 'a'.repeat(30) + '!';
@@ -51,13 +52,8 @@ describe('a catastrophic pattern in page data', () => {
   test('captured params and values are judged by it, and the composer validates with it, without a freeze', async () => {
     const { panel } = await openAppAndPanel(b, server.url, 'answered', 4);
     await panel.getByRole('tab', { name: 'Findings' }).click();
-    // Findings are grouped by rule: open the group to read its findings.
-    const group = panel.locator('.finding-group[data-rule=params-invalid]');
-    await group.waitFor({ timeout: 10_000 });
-    const closed = group.getByRole('button', { expanded: false });
-    if (await closed.count()) await closed.first().click();
-    const invalid = group.locator('li.finding[data-rule=params-invalid]').first();
-    await invalid.waitFor({ timeout: 10_000 });
+    await openFindingGroup(panel, 'params-invalid');
+    const invalid = panel.locator('li.finding[data-rule=params-invalid]').first();
     assert.match(await invalid.innerText(), /does not match the pattern "\^\(a\+\)\+\$"/);
     await panel.getByRole('tab', { name: 'Observations' }).click();
     assert.match(await panel.locator('article.observation[data-observation="evil/word"]').innerText(), /not matching the schema/);

@@ -13,6 +13,7 @@ import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { demoUpgraded, injectable, SLOW_MS } from '../support/demo-page.ts';
 import { until } from '../support/wait.ts';
+import { openFindingGroup } from '../support/findings.ts';
 import { HOOK_PORT_MARKER } from '../../src/messages.ts';
 
 let demo: DemoServer;
@@ -94,15 +95,6 @@ async function witness(query: string): Promise<string> {
 
 function runtimeSawResultFor(requestId: string): boolean {
   return demo.runtime.events.some((e) => e.type === 'action:result' && (e.payload as { requestId?: string } | null)?.requestId === requestId);
-}
-
-/** Opens a rule's group in Findings (findings are grouped by rule) and waits for its findings' rows. */
-async function openFindingGroup(panel: Page, rule: string): Promise<void> {
-  const group = panel.locator(`.finding-group[data-rule="${rule}"]`);
-  await group.waitFor();
-  const closed = group.getByRole('button', { expanded: false });
-  if (await closed.count()) await closed.first().click();
-  await group.locator(`.finding[data-rule="${rule}"]`).first().waitFor();
 }
 
 describe('replay and inject', () => {
