@@ -205,7 +205,8 @@ export function App({ tabId }: { tabId: number | null }) {
   const isPaused = pausedAt.value !== null;
   const current = VIEWS.find((v) => v.id === view.value) ?? VIEWS[0]!;
   return (
-    <div class="shell">
+    // The capture state, for tests and tools: 'capturing' once a hook has spoken (no quiet banner can follow).
+    <div class="shell" data-capture={store.site.state.value}>
       <header class="toolbar">
         <span
           class={connected.value ? 'dot on' : 'dot'}

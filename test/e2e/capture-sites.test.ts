@@ -10,7 +10,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
-import { QUIET_MS } from '../../panel/capture-site.ts';
 
 const RESOLVE = '--host-resolver-rules=MAP *.example 127.0.0.1';
 
@@ -60,9 +59,8 @@ describe('where the hook runs', () => {
       const local = await visit(b, '127.0.0.1');
       const localPanel = await openPanelPage(b, await tabIdOf(b, local.page));
       await localPanel.locator('.vlist [role=row]').first().waitFor();
-      // The panel set its quiet timer (QUIET_MS) when it subscribed, before its first row: a timer the panel's page
-      // sets now with the same delay fires after it, and a render it caused would have run by the next task.
-      await localPanel.evaluate((ms) => new Promise((r) => setTimeout(() => setTimeout(r, 0), ms)), QUIET_MS);
+      // The witness: the panel heard the hook, which ends its quiet timer for good (panel/capture-site.ts).
+      await localPanel.locator('.shell[data-capture=capturing]').waitFor();
       assert.equal(await localPanel.getByTestId('capture-banner').count(), 0);
     } finally {
       await b.close();

