@@ -19,6 +19,7 @@ import { CaptureLosses } from './views/capture-losses.tsx';
 import { Coverage, CoverageWarning } from './views/coverage.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar, harText } from '../src/session/har/export.ts';
+import { IMPORT_ACCEPT, importFiles } from './drop-import.tsx';
 
 const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
@@ -42,22 +43,13 @@ function download(store: PanelStore, har?: boolean): void {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
+/** The toolbar's Import: the same files a drop takes (session files and HARs, several at once), through the one import path. */
 function pickFile(store: PanelStore): void {
   const input = document.createElement('input');
   input.type = 'file';
-  input.accept = 'application/json,.json';
-  input.onchange = async () => {
-    const file = input.files?.[0];
-    if (!file) return;
-    let text: string;
-    try {
-      text = await file.text();
-    } catch (e) {
-      store.notice.value = `Import of ${file.name} failed: the file could not be read (${(e as Error).message}); the current session is kept.`;
-      return;
-    }
-    store.importJson(text, file.name);
-  };
+  input.multiple = true;
+  input.accept = IMPORT_ACCEPT;
+  input.onchange = () => void importFiles(store, [...(input.files ?? [])]);
   input.click();
 }
 
@@ -253,7 +245,7 @@ export function App({ tabId }: { tabId: number | null }) {
         <button title="Export the session as HAR 1.2 (WebSocket messages, long-polling entries), for other tools and oui-devtools lint" onClick={() => download(store, true)}>
           HAR
         </button>
-        <button title="Open a session file" onClick={() => pickFile(store)}>
+        <button title="Open a session file or a HAR (or drop one on the panel)" onClick={() => pickFile(store)}>
           Import
         </button>
         <SitesButton />

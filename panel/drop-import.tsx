@@ -15,34 +15,46 @@ function carriesFiles(e: DragEvent): boolean {
   return [...(e.dataTransfer?.types ?? [])].includes('Files');
 }
 
+/** What the toolbar's Import offers to pick: what a drop takes. */
+export const IMPORT_ACCEPT = '.json,.har,application/json';
+
 function list(names: string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
+/**
+ * The panel's one way in for files, whether dropped on it or picked with the
+ * toolbar's Import: session files and HARs, one or several (read as one
+ * session). A lone session file is opened as written, so the import line
+ * names the records it skipped; whatever cannot be opened says why in one
+ * line and the session on screen stays.
+ */
 export async function importFiles(store: PanelStore, files: File[]): Promise<void> {
-  const read: SessionFile[] = [];
-  const names: string[] = [];
-  const failed: string[] = [];
+  const read: Array<{ name: string; text: string; file: SessionFile; har: boolean }> = [];
+  const failed: Array<{ name: string; why: string }> = [];
   for (const f of files) {
     let text: string;
     try {
       text = await f.text();
     } catch (e) {
-      failed.push(`${f.name}: the file could not be read (${(e as Error).message})`);
+      failed.push({ name: f.name, why: `the file could not be read (${(e as Error).message})` });
       continue;
     }
     const r = readDroppedFile(text);
-    if (r.ok) {
-      read.push(r.file);
-      names.push(f.name);
-    } else failed.push(`${f.name}: ${r.why}`);
+    if (r.ok) read.push({ name: f.name, text, file: r.file, har: r.har });
+    else failed.push({ name: f.name, why: r.why });
   }
+  const kept = 'the current session is kept';
   if (!read.length) {
-    store.notice.value = `Import failed: ${failed.join('; ') || 'no file was dropped'}; the current session is kept.`;
+    const only = failed.length === 1 ? failed[0]! : undefined;
+    store.notice.value = only
+      ? `Import of ${only.name} failed: ${only.why}; ${kept}.`
+      : `Import failed: ${failed.map((f) => `${f.name}: ${f.why}`).join('; ') || 'no file was given'}; ${kept}.`;
     return;
   }
-  store.importJson(sessionFileText(mergeSessions(read)), list(names));
-  if (failed.length && store.notice.value) store.notice.value = `${store.notice.value} Not opened: ${failed.join('; ')}.`;
+  const lone = read.length === 1 && !read[0]!.har ? read[0]!.text : undefined;
+  store.importJson(lone ?? sessionFileText(mergeSessions(read.map((r) => r.file))), list(read.map((r) => r.name)));
+  if (failed.length && store.notice.value) store.notice.value = `${store.notice.value} Not opened: ${failed.map((f) => `${f.name}: ${f.why}`).join('; ')}.`;
 }
 
 export function DropImport() {

@@ -63,8 +63,8 @@ export function harSession(doc: unknown): FileRead | null {
   return { ok: true, file: exportSession(clients.values(), events) };
 }
 
-/** A session file or a HAR, by what the text holds. */
-export function readDroppedFile(text: string): FileRead {
+/** A session file or a HAR, by what the text holds; `har` says which it was. */
+export function readDroppedFile(text: string): { ok: true; file: SessionFile; har: boolean } | { ok: false; why: string } {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -72,9 +72,9 @@ export function readDroppedFile(text: string): FileRead {
     return { ok: false, why: `not JSON: ${(e as Error).message.slice(0, 120)}` };
   }
   const har = harSession(doc);
-  if (har) return har;
+  if (har) return har.ok ? { ...har, har: true } : har;
   const r = parseSessionFile(text);
-  return r.ok ? { ok: true, file: r.file } : { ok: false, why: r.error };
+  return r.ok ? { ok: true, file: r.file, har: false } : { ok: false, why: r.error };
 }
 
 /**

@@ -68,7 +68,7 @@ describe('import says what is wrong', () => {
 
   const refusals: Array<[string, string | Buffer, RegExp]> = [
     ['screenshot.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]), /^Import of screenshot\.png failed: not JSON: .*; the current session is kept\.$/],
-    ['network.har', JSON.stringify({ log: { version: '1.2', entries: [] } }), /^Import of network\.har failed: not an OUI DevTools session: the file is JSON without a "format"/],
+    ['network.har', JSON.stringify({ log: { version: '1.2', entries: [] } }), /^Import of network\.har failed: the HAR holds no OUI traffic \(0 entries/],
     ['future.json', session({ version: 2 }), /^Import of future\.json failed: unsupported version 2; this panel reads version 1 \(the file was written by a newer OUI DevTools: update the extension\); the current session is kept\.$/],
     ['garbled.json', session({ events: [{ id: 1 }, 'x'] }), /^Import of garbled\.json failed: none of its records could be read \(event 1: no id\); the current session is kept\.$/],
   ];

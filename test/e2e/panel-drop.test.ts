@@ -1,7 +1,8 @@
 /**
  * A file dropped anywhere on the panel is opened, as the Network panel opens
  * a dropped HAR: a hint covers the panel while files are dragged over it, and
- * a session file, a HAR, or both at once become the session on screen.
+ * a session file, a HAR, or both at once become the session on screen. The
+ * toolbar's Import goes the same way: a HAR picked there opens as a dropped one.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,9 +90,24 @@ describe('dropping files on the panel', () => {
     assert.ok(n > eventsIn(SESSION), text);
   });
 
+  test("the toolbar's Import takes what a drop takes: a HAR, and several files at once", async () => {
+    const [chooser] = await Promise.all([panel.waitForEvent('filechooser'), panel.getByRole('button', { name: 'Import', exact: true }).click()]);
+    assert.ok(chooser.isMultiple(), 'several files can be picked');
+    const accept = (await chooser.element().getAttribute('accept')) ?? '';
+    assert.ok(accept.split(',').includes('.har') && accept.split(',').includes('.json'), `the picker offers HAR and session files: ${accept}`);
+    await chooser.setFiles([
+      { name: HAR.name, mimeType: 'application/octet-stream', buffer: Buffer.from(HAR.text) },
+      { name: SESSION.name, mimeType: SESSION.type, buffer: Buffer.from(SESSION.text) },
+    ]);
+    await until(async () => /from traffic\.har and session\.json/.test(await notice().innerText()), 'one notice for the HAR and the session file');
+    const n = Number(/Imported (\d+) events/.exec(await notice().innerText())?.[1]);
+    assert.ok(n > eventsIn(SESSION), await notice().innerText());
+    await until(async () => (await panel.locator('.vlist [role=row]').filter({ hasText: 'add_item' }).count()) > 0, 'rows of the files');
+  });
+
   test('a file that is neither is refused in one line and the session on screen stays', async () => {
     await drop([{ name: 'notes.txt', type: 'text/plain', text: 'hello' }]);
-    await until(async () => /notes\.txt: not JSON/.test(await panel.getByRole('status').innerText()), 'the refusal');
+    await until(async () => /Import of notes\.txt failed: not JSON/.test(await panel.getByRole('status').innerText()), 'the refusal');
     assert.match(await panel.getByRole('status').innerText(), /the current session is kept/);
     assert.ok((await panel.locator('.vlist [role=row]').count()) > 0);
   });
