@@ -182,6 +182,8 @@ function hello(flags: { restored?: boolean; late?: boolean } = {}): void {
           else void tellBackground({ type: 'bridge:stale' }).catch(() => {});
         } else serveRelay(relayKey);
       } else if (late && !relayKey) void tellBackground({ type: 'bridge:stale' }).catch(() => {});
+      // Before the subscription: the tab's fault rules apply to this document's traffic from here on.
+      if (welcome?.faults) toHook(welcome.faults);
       if (welcome?.subscribe) {
         connect();
         toHook(welcome.subscribe);

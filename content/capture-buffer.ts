@@ -61,6 +61,8 @@ export interface CaptureBuffer {
   injecting<T>(fn: () => T): T;
   /** True while `injecting` runs: what the extension itself dispatches is not the page's forgery. */
   isInjecting(): boolean;
+  /** Runs `fn` as `injecting` does, but what it records is marked as faulted by a rule (`faulted`, `fault`) instead of injected. */
+  faulting<T>(mark: { rule: string; did: string }, fn: () => T): T;
   addClient(kind: TransportKind, url: string, key?: string): CapturedClient;
   /** A handle for hot-path items of `client` in direction `dir` (and with these shared fields). */
   sink(client: CapturedClient, dir: 'in' | 'out', shared?: { method?: string; from?: string; to?: string }): Sink;
@@ -132,6 +134,8 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
   const pending = new SafeSet<CapturedItem>();
   let nextClient = 1;
   let injectDepth = 0;
+  /** While `faulting` runs: the rule and what it did, put on every item recorded. */
+  let faultMark: { rule: string; did: string } | null = null;
   const quiet = createQuietRing((old) => {
     const st = table.states.get(old.client);
     if (st) noteDrop(st, old.seq, sizeOf(old));
@@ -222,7 +226,12 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     item.seq = st ? ++st.seq : 0;
     item.t = now();
     item.kind = kind;
-    if (injectDepth > 0) item.injected = true;
+    if (injectDepth > 0) {
+      if (faultMark) {
+        item.faulted = faultMark.rule;
+        item.fault = faultMark.did;
+      } else item.injected = true;
+    }
     if (st) pushItem(st, item);
     return item;
   }
@@ -281,10 +290,24 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     isInjecting: () => injectDepth > 0,
     injecting(fn) {
       injectDepth++;
+      const mark = faultMark;
+      faultMark = null;
       try {
         return fn();
       } finally {
         injectDepth--;
+        faultMark = mark;
+      }
+    },
+    faulting(mark, fn) {
+      injectDepth++;
+      const before = faultMark;
+      faultMark = mark;
+      try {
+        return fn();
+      } finally {
+        injectDepth--;
+        faultMark = before;
       }
     },
     addClient(kind, url, key) {

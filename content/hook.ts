@@ -18,9 +18,12 @@ import { connectBridge } from './hook-port.ts';
 import { natives } from './natives.ts';
 import { inject } from './inject.ts';
 import { tapWorkers } from './workers/page.ts';
+import { installHookFaults } from './faults.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
+  // Before the taps: they read its switch on their hot paths.
+  const faults = installHookFaults(buffer);
   // First: its global is the installed marker (below), so a second run in this document changes nothing.
   installDirectHook(buffer);
   tapWebSocket(buffer);
@@ -30,6 +33,10 @@ function install(): void {
   connectBridge(buffer, (command, reply) => {
     if (command.type === 'hook:hold') {
       buffer.heldAnswers.hold(command.hold, command.scope);
+      return;
+    }
+    if (command.type === 'hook:faults') {
+      faults.set(command.rules, command.seed);
       return;
     }
     const outcome = inject(buffer, command);

@@ -16,6 +16,7 @@
 import type { CapturedClient, CapturedItem, Cursors, DropCounts, DropReport, InjectTarget, WorkerCoverage } from './capture/captured-items.ts';
 import type { ChildFrame, FrameReport } from './capture/coverage.ts';
 import { isRecord } from './protocol/json-object.ts';
+import { readFaultRules, readSeed, type FaultRule } from './runtime/faults.ts';
 
 /**
  * The version of these messages. The hook names it in its `state` message (its
@@ -152,7 +153,17 @@ export interface CoverageCommand {
   type: 'hook:coverage';
 }
 
-export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand | CoverageCommand;
+/**
+ * Every frame's hook: fault OUI events by these rules from now on (src/runtime/faults.ts),
+ * replacing any rules it had; an empty list turns faults off. Additive within protocol 2.
+ */
+export interface FaultsCommand {
+  type: 'hook:faults';
+  rules: FaultRule[];
+  seed: number;
+}
+
+export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand | CoverageCommand | FaultsCommand;
 
 // ── bridge ↔ background ────────────────────────────────────────────────────
 
@@ -168,6 +179,8 @@ export interface BridgeWelcome {
   type: 'bridge:welcome';
   key?: string;
   subscribe?: SubscribeCommand;
+  /** The fault rules the tab's panel has on, for a new document's hook (additive within protocol 2). */
+  faults?: FaultsCommand;
 }
 
 /** Between a bridge injected after a reload and the old bridge that holds the hook's port (DOM events named by a secret). */
@@ -178,7 +191,7 @@ export type RelayMessage = { type: 'relay:probe' } | { type: 'relay:here' };
 /** A command for the hook, with the frame it must reach (absent: every frame). */
 export type AddressedCommand = (InjectCommand | HoldCommand) & { frameId?: number };
 
-export type FromPanel = { type: 'panel:hello'; v: number; tabId: number } | SubscribeCommand | CoverageCommand | AddressedCommand;
+export type FromPanel = { type: 'panel:hello'; v: number; tabId: number } | SubscribeCommand | CoverageCommand | FaultsCommand | AddressedCommand;
 
 /** One-off message from a panel: the user enabled or disabled a site, register the content scripts again. */
 export interface SitesSync {
@@ -294,6 +307,11 @@ export function readHookCommand(x: unknown): HookCommand | null {
       return isString(x.id) ? { type: 'hook:flush', id: x.id } : null;
     case 'hook:coverage':
       return { type: 'hook:coverage' };
+    case 'hook:faults': {
+      const rules = readFaultRules(x.rules);
+      const seed = readSeed(x.seed);
+      return rules && seed !== null ? { type: 'hook:faults', rules, seed } : null;
+    }
     case 'hook:hold':
       return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;
     case 'hook:inject': {
@@ -325,14 +343,20 @@ export function readBridgeRequest(x: unknown): BridgeRequest | null {
 export function readBridgeWelcome(x: unknown): BridgeWelcome | null {
   if (!isRecord(x) || x.type !== 'bridge:welcome') return null;
   const subscribe = readHookCommand(x.subscribe);
-  return { type: 'bridge:welcome', ...(isString(x.key) ? { key: x.key } : {}), ...(subscribe?.type === 'subscribe' ? { subscribe } : {}) };
+  const faults = readHookCommand(x.faults);
+  return {
+    type: 'bridge:welcome',
+    ...(isString(x.key) ? { key: x.key } : {}),
+    ...(subscribe?.type === 'subscribe' ? { subscribe } : {}),
+    ...(faults?.type === 'hook:faults' ? { faults } : {}),
+  };
 }
 
 export function readFromPanel(x: unknown): FromPanel | null {
   if (!isRecord(x)) return null;
   if (x.type === 'panel:hello') return Number.isInteger(x.v) && isFrameId(x.tabId) ? { type: 'panel:hello', v: x.v as number, tabId: x.tabId } : null;
   const command = readHookCommand(x);
-  if (command?.type === 'subscribe' || command?.type === 'hook:coverage') return command;
+  if (command?.type === 'subscribe' || command?.type === 'hook:coverage' || command?.type === 'hook:faults') return command;
   if (command?.type === 'hook:inject' || command?.type === 'hook:hold') return isFrameId(x.frameId) ? { ...command, frameId: x.frameId } : command;
   return null;
 }

@@ -5,7 +5,7 @@
  * - a `panel` port must come from an extension page; it names the tab it
  *   inspects once, and its commands go to that tab only.
  */
-import { PROTOCOL, readBridgeRequest, readFromPanel, readHookMessage, type BridgeWelcome, type HookCommand, type ToPanel } from '../messages.ts';
+import { PROTOCOL, readBridgeRequest, readFromPanel, readHookMessage, type BridgeWelcome, type FaultsCommand, type HookCommand, type ToPanel } from '../messages.ts';
 
 export interface PortLike {
   name: string;
@@ -42,6 +42,8 @@ export function createRouter(deps: RouterDeps) {
    * write must still be told.
    */
   const staleHere = new Set<number>();
+  /** Each watched tab's fault rules (the last `hook:faults` a panel sent), for documents that load after it. */
+  const faults = new Map<number, FaultsCommand>();
   function markStale(tabId: number): void {
     staleHere.add(tabId);
     deps.staleTabs?.mark(tabId);
@@ -95,6 +97,11 @@ export function createRouter(deps: RouterDeps) {
         return;
       } else if (m.type === 'subscribe' || m.type === 'hook:coverage') {
         void deps.sendToTab(tabId, m);
+      } else if (m.type === 'hook:faults') {
+        // Every frame: a rule may match a client in any of them.
+        if (m.rules.length) faults.set(tabId, m);
+        else faults.delete(tabId);
+        void deps.sendToTab(tabId, m);
       } else {
         // An injection or a hold names one frame; sent to every frame, a third-party frame's hook would read it.
         const { frameId, ...command } = m;
@@ -108,6 +115,8 @@ export function createRouter(deps: RouterDeps) {
       if (set && set.size === 0) {
         panels.delete(tabId);
         void deps.sendToTab(tabId, { type: 'unsubscribe' });
+        // Faults are on only while a panel shows them (as DevTools' throttling ends with DevTools).
+        if (faults.delete(tabId)) void deps.sendToTab(tabId, { type: 'hook:faults', rules: [], seed: 0 });
       }
     });
   }
@@ -137,7 +146,8 @@ export function createRouter(deps: RouterDeps) {
         staleHere.delete(tabId);
         deps.staleTabs?.clear(tabId);
       }
-      return panels.has(tabId) ? { type: 'bridge:welcome', subscribe: { type: 'subscribe', cursors: {} } } : { type: 'bridge:welcome' };
+      const rules = faults.get(tabId);
+      return panels.has(tabId) ? { type: 'bridge:welcome', subscribe: { type: 'subscribe', cursors: {} }, ...(rules ? { faults: rules } : {}) } : { type: 'bridge:welcome' };
     },
     /** A bridge injected after an extension reload found no hook it can reach: only a reload of the page captures it again. */
     stale(message: unknown, sender: PortLike['sender']): boolean {

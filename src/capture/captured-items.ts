@@ -97,6 +97,10 @@ export interface CapturedItem {
   held?: boolean;
   /** True when this item was produced by the extension (an injected request) and never came from the app's peer. */
   injected?: boolean;
+  /** The id of the user's fault rule that changed this event's delivery (src/runtime/faults.ts). */
+  faulted?: string;
+  /** What the rule did to it (`FaultDone`: dropped, delayed, refused, …). */
+  fault?: string;
 }
 
 /** What a hook has dropped from its bounded buffer, per client: counted, never silent. */
