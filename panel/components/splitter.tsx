@@ -18,6 +18,13 @@ export interface SplitterProps {
   label: string;
   /** Percent of the parent's width given to the pane before the splitter. */
   initial?: number;
+  /**
+   * Pixels the pane before the splitter gets at least by default, as far as
+   * `max` allows (its position until the user moves it): a narrow panel's
+   * list keeps room for what identifies a row. Read against the window's
+   * width, which the split spans.
+   */
+  initialPx?: number;
   min?: number;
   max?: number;
 }
@@ -42,11 +49,13 @@ const settings = {
   },
 };
 
-export function Splitter({ storageKey, label, initial = 50, min = 20, max = 80 }: SplitterProps) {
+export function Splitter({ storageKey, label, initial = 50, initialPx = 0, min = 20, max = 80 }: SplitterProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [pct, setPct] = useState(() => {
     const saved = Number(settings.get(storageKey));
-    return Number.isFinite(saved) && saved > 0 ? clamp(saved, min, max) : initial;
+    if (Number.isFinite(saved) && saved > 0) return clamp(saved, min, max);
+    const width = typeof innerWidth === 'number' && innerWidth > 0 ? innerWidth : 0;
+    return width ? clamp(Math.max(initial, Math.ceil((initialPx / width) * 100)), min, max) : initial;
   });
   const move = (v: number) => setPct(clamp(Math.round(v * 10) / 10, min, max));
 

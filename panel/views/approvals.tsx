@@ -9,6 +9,15 @@ import { PerClient } from './clients.tsx';
 import { EventLink } from './event-detail.tsx';
 import { useModel } from '../store-context.ts';
 
+/** A long id on one line, ellipsized, whole in its title and when copied (issue 20, item 7: long ids never wrap across lines). */
+function OneLine({ text }: { text: string }) {
+  return (
+    <span class="one-line" title={text}>
+      {text}
+    </span>
+  );
+}
+
 function verdict(a: ApprovalCheck): { text: string; cls: string } {
   if (!a.carried) return a.outcome === 'ran' ? { text: 'RAN WITHOUT APPROVAL', cls: 'critical' } : { text: 'no approval carried', cls: 'error' };
   if (!a.hashMatches) return a.outcome === 'ran' ? { text: 'RAN ON A WRONG argsHash', cls: 'critical' } : { text: 'argsHash does not match params', cls: 'error' };
@@ -55,7 +64,7 @@ function ClientApprovals({ c, oldest }: { c: ClientState; oldest: boolean }) {
                 )}
               </td>
               <td>{a.effect === 'transaction' ? 'transaction' : a.confirm ? 'destructive write' : a.effect}</td>
-              <td class="mono">{a.carried?.approvalId ?? '—'}</td>
+              <td class="mono">{a.carried?.approvalId === undefined ? '—' : <OneLine text={String(a.carried.approvalId)} />}</td>
               <td class="mono carried-hash">{carried === undefined ? (a.carried?.argsHash === undefined ? '—' : short(a.carried.argsHash, 80)) : <HashText value={carried} other={recomputed} />}</td>
               <td class="mono recomputed-hash">{recomputed === undefined ? `cannot hash: ${a.recomputed.ok ? '' : a.recomputed.error}` : <HashText value={recomputed} other={carried} />}</td>
               <td>{a.expiresAt ? clock(a.expiresAt) : '—'}</td>

@@ -31,6 +31,14 @@ const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observa
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
 const ROW = 20;
 
+/**
+ * Beside the detail, the list's default width in a narrow panel (docked to
+ * the side): enough for Surface › action and Status whole on the demo's and
+ * most apps' names ("notifications › mark_read"), the detail keeping the rest.
+ */
+const LIST_MIN_PX = 340;
+const LIST_MAX_PCT = 80;
+
 /** Longest slice of idle time taken at once: a keystroke that comes during one waits for it to end. */
 const IDLE_SLICE_MS = 6;
 
@@ -154,6 +162,8 @@ class Row extends Component<RowProps> {
     // Tinted: an exchange whose answer failed (or never came), and in "All events" its request and result.
     const failed = isFailure(req) && (isExchange || (kind === 'event' && (isRequest || ev.type === 'action:result')));
     const detailText = isExchange ? exchangeDetails(ev, req) : details(ev, req);
+    // An event with no surface or action (an x- extension, a lifecycle event) names its type there, for a list too narrow for Type.
+    const target = targetOf(ev, req);
     return (
       <div
         role="row"
@@ -197,7 +207,7 @@ class Row extends Component<RowProps> {
           {type}
           {experiment ? ' (experiment)' : ''}
         </span>
-        <span class="c-target">{targetOf(ev, req)}</span>
+        <span class="c-target">{target || <span class="type-fallback">{type}</span>}</span>
         <span class={`c-status s-${req?.status ?? ''}`}>{req && (isExchange || isRequest || ev.type === 'action:result') ? req.status : ''}</span>
         <span class="c-dur">{req && (isExchange || isRequest) ? ms(req.durationMs) : ''}</span>
         <span class="c-details" title={failed || detailText.length > 40 ? detailText : undefined}>
@@ -378,7 +388,7 @@ export function Timeline() {
             }}
           />
         </div>
-        {selected && <Splitter storageKey="oui.timeline.split" label="Resize the event list" />}
+        {selected && <Splitter storageKey="oui.timeline.split" label="Resize the event list" initialPx={LIST_MIN_PX} max={LIST_MAX_PCT} />}
         {selected && <EventDetail ev={selected} />}
       </div>
     </div>
