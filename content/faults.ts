@@ -128,6 +128,8 @@ export interface HookFaults {
     encode: (payload: unknown, ackId?: string | null) => unknown;
     carrier: Carrier;
     original: unknown;
+    /** The event arrived in this window whatever its direction (postMessage): it is held and delivered here, never sent on. */
+    receivedHere?: boolean;
   }): boolean;
 }
 
@@ -197,20 +199,20 @@ export function createHookFaults(buffer: CaptureBuffer): HookFaults {
       faults.active = decider !== null;
       if (hookFaults === faults) faultsOn = faults.active;
     },
-    handle({ direction, transport, client, clientKey, ev, encode, carrier, original }) {
+    handle({ direction, transport, client, clientKey, ev, encode, carrier, original, receivedHere }) {
       if (!decider) return false;
       const subject = subjectOf(client, direction, ev);
       const event: FaultEvent = { direction, type: ev.type, transport, client, ...(clientKey ? { clientKey } : {}), ...subject };
       const decision = decider.decide(event);
       if (!decision) return false;
       const mark: Mark = { rule: decision.rule.id, did: faultDone(decision.fault) };
-      return apply(decision.rule, decision.fault, mark, { direction, ev, encode, carrier, original });
+      return apply(decision.rule, decision.fault, mark, { inbound: receivedHere === true || direction === 'to-client', ev, encode, carrier, original });
     },
   };
 
-  function apply(rule: FaultRule, fault: Fault, mark: Mark, x: { direction: FaultDirection; ev: WireOui; encode: (payload: unknown, ackId?: string | null) => unknown; carrier: Carrier; original: unknown }): boolean {
-    const { direction, ev, encode, carrier, original } = x;
-    const inbound = direction === 'to-client';
+  /** `inbound`: the app (or this window) is the receiver, so a late delivery is recorded when it happens. */
+  function apply(rule: FaultRule, fault: Fault, mark: Mark, x: { inbound: boolean; ev: WireOui; encode: (payload: unknown, ackId?: string | null) => unknown; carrier: Carrier; original: unknown }): boolean {
+    const { inbound, ev, encode, carrier, original } = x;
     /** Delivered later: an inbound event is recorded when the app gets it; an outbound one when the app sent it (now), and goes out unrecorded. */
     const deferred = (ms: number) => {
       if (inbound) later(ms, () => carrier.deliver(original, mark));

@@ -14,6 +14,11 @@ import { jsonPayload, type CaptureBuffer, type Sink } from '../capture-buffer.ts
 import type { CapturedClient } from '../../src/capture/captured-items.ts';
 import { DIRECT_METHOD } from '../../src/capture/contract.ts';
 import { SafeMap, SafeSet, SafeWeakMap, append, firstKey, microtask, slice, toArray } from '../primordials.ts';
+import { faultsOn, hookFaults, type Carrier } from '../faults.ts';
+import { ACK_TYPE } from '../../src/runtime/faults.ts';
+
+/** The client-side calls the fault rules see as OUI events, by method name. */
+const DIRECT_EVENT: Record<string, string> = { __proto__: null, register: 'surface:register', deregister: 'surface:deregister', sendObservation: 'observation:update' } as unknown as Record<string, string>;
 
 type Fn = (...args: unknown[]) => unknown;
 type Transport = Record<string, unknown>;
@@ -143,9 +148,31 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       return sink;
     };
 
-    const wrapAck = (sink: Sink, cb: unknown, re: number) =>
+    /** A call handed to the fault rules: true when a rule took it. */
+    const fault = (direction: 'to-client' | 'from-client', type: string, value: unknown, carrier: Carrier): boolean => {
+      try {
+        const f = hookFaults;
+        if (!f?.active || buffer.isInjecting()) return false;
+        return f.handle({ direction, transport: 'direct', client: `${buffer.hook}/${client.id}`, ev: { type, payload: value }, encode: (payload) => payload, carrier, original: value });
+      } catch {
+        return false;
+      }
+    };
+
+    const wrapAck = (sink: Sink, cb: unknown, re: number, direction?: 'to-client' | 'from-client') =>
       typeof cb === 'function'
-        ? function acknowledged(this: unknown, ack: unknown) {
+        ? function acknowledged(this: unknown, ack: unknown): unknown {
+            if (faultsOn && direction) {
+              const self = this;
+              const taken = fault(direction, ACK_TYPE, ack, {
+                record: (d, mark) => buffer.faulting(mark, () => buffer.value(sink, d, re)),
+                deliver: (d, mark) => {
+                  if (mark) buffer.faulting(mark, () => (acknowledged as Fn).call(self, d));
+                  else apply(cb as Fn, self, [d]);
+                },
+              });
+              if (taken) return undefined;
+            }
             buffer.value(sink, ack, re);
             return apply(cb as Fn, this, [ack]);
           }
@@ -160,9 +187,18 @@ export function installDirectHook(buffer: CaptureBuffer): void {
           // eslint-disable-next-line prefer-rest-params
           const args = toArray(arguments as ArrayLike<unknown>);
           if (typeof handler !== 'function') return apply(original, this, args);
-          const h = function (this: unknown, request: unknown, receipt?: unknown) {
+          const h = function (this: unknown, request: unknown, receipt?: unknown): unknown {
+            if (faultsOn) {
+              const self = this;
+              const taken = fault('to-client', 'action:request', request, {
+                record: (d, mark) => buffer.faulting(mark, () => buffer.value(requests, d)),
+                // Again through this wrapper, as an injection: recorded with the mark, then the app's handler.
+                deliver: (d, mark) => buffer.faulting(mark ?? { rule: '', did: 'delivered' }, () => (h as Fn).call(self, d, receipt)),
+              });
+              if (taken) return undefined;
+            }
             const seq = buffer.value(requests, request);
-            return apply(handler as Fn, this, [request, wrapAck(receipts, receipt, seq)]);
+            return apply(handler as Fn, this, [request, wrapAck(receipts, receipt, seq, 'from-client')]);
           };
           entry.handlers.add(h);
           args[0] = h;
@@ -196,8 +232,19 @@ export function installDirectHook(buffer: CaptureBuffer): void {
               return undefined;
             }
           }
+          if (faultsOn) {
+            const self = this;
+            const taken = fault('from-client', 'action:result', result, {
+              record: (d, mark) => buffer.faulting(mark, () => buffer.value(results, d)),
+              deliver: (d) => apply(original, self, [d, wrapAck(acks, onAcknowledged, 0, 'to-client')]),
+              ...(typeof onAcknowledged === 'function'
+                ? { ackToApp: (value: unknown, mark: { rule: string; did: string }) => microtask(() => buffer.faulting(mark, () => (wrapAck(acks, onAcknowledged, 0) as Fn)(value))) }
+                : {}),
+            });
+            if (taken) return undefined;
+          }
           const seq = buffer.value(results, result);
-          const ack = wrapAck(acks, onAcknowledged, seq);
+          const ack = wrapAck(acks, onAcknowledged, seq, 'to-client');
           if (arguments.length <= 2) return apply(original, this, [result, ack]);
           const args = toArray(arguments as ArrayLike<unknown>);
           args[1] = ack;
@@ -205,7 +252,20 @@ export function installDirectHook(buffer: CaptureBuffer): void {
         };
       }
       const calls = sinkFor('out', name);
+      const type = DIRECT_EVENT[name];
       return function (this: unknown) {
+        if (faultsOn && type !== undefined) {
+          const self = this;
+          const args = toArray(arguments as ArrayLike<unknown>);
+          const taken = fault('from-client', type, args[0], {
+            record: (d, mark) => buffer.faulting(mark, () => buffer.value(calls, d)),
+            deliver: (d) => {
+              args[0] = d;
+              apply(original, self, args);
+            },
+          });
+          if (taken) return undefined;
+        }
         buffer.value(calls, arguments[0]);
         return apply(original, this, arguments as unknown as unknown[]);
       };

@@ -12,6 +12,10 @@ import { isOuiType } from '../../src/capture/contract.ts';
 import { natives } from '../natives.ts';
 import { BoundedMap } from '../bounded-map.ts';
 import { SafeWeakMap, indexOf, slice } from '../primordials.ts';
+import { faultsOn, hookFaults } from '../faults.ts';
+
+const NativeMessageEvent = MessageEvent;
+const dispatchNative = EventTarget.prototype.dispatchEvent;
 
 /**
  * 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across
@@ -125,6 +129,11 @@ export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) 
       if (!data || typeof data !== 'object' || !isOuiType((data as { type?: unknown }).type)) return;
       const now = natives.now();
       const peer = peerFor(natives.messageSource(e), e, now);
+      // The hook's listener is the window's first: a faulted message stops here, before any of the app's.
+      if (faultsOn && !buffer.isInjecting() && faultMessage(e, data as { type: string; payload?: unknown }, peer)) {
+        e.stopImmediatePropagation();
+        return;
+      }
       // Only answers are held, never the injected request on its way to the client.
       if (!buffer.heldAnswers.active || sentToClient((data as { type: string }).type)) {
         // The hot path: the data copied now (the app may change it later), serialised when the panel reads it.
@@ -144,5 +153,33 @@ export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) 
       // A message we cannot read is the app's business only.
     }
   };
+  /** A message handed to the fault rules: true when a rule took it. Both directions arrive here (this window receives them); late ones are dispatched again here. */
+  function faultMessage(e: MessageEvent, data: { type: string; payload?: unknown }, peer: Peer): boolean {
+    try {
+      const f = hookFaults;
+      if (!f?.active) return false;
+      const origin = natives.messageOrigin(e);
+      const source = natives.messageSource(e);
+      const redeliver = (d: unknown, mark: { rule: string; did: string }) =>
+        buffer.faulting(mark, () => Reflect.apply(dispatchNative, window, [new NativeMessageEvent('message', { data: d, origin, source })]));
+      return f.handle({
+        direction: sentToClient(data.type) || data.type === 'x-approval:ask' || data.type === 'x-host:welcome' ? 'to-client' : 'from-client',
+        transport: 'postmessage',
+        client: `${buffer.hook}/${peer.client.id}`,
+        clientKey: peer.key,
+        ev: { type: data.type, payload: data.payload },
+        encode: (payload) => ({ ...data, payload }),
+        carrier: {
+          record: (d, mark) => buffer.faulting(mark, () => buffer.value(peer.sink, d)),
+          // Delivered here again, as the injector does; recorded by this listener with the mark.
+          deliver: (d, mark) => redeliver(d, mark ?? { rule: '', did: 'delivered' }),
+        },
+        original: data,
+        receivedHere: true,
+      });
+    } catch {
+      return false;
+    }
+  }
   return Object.assign(onMessage, { evicted: () => clients.evicted + origins.evicted });
 }

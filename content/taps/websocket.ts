@@ -14,6 +14,12 @@ import { getter, uncurry } from '../scope-natives.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
 import { SafeMap, SafeWeakMap } from '../primordials.ts';
 import { socketIoResultAck } from '../socketio-ack.ts';
+import { ackFrame, decodeFrame, encodeFrame, faultsOn, hookFaults, type Carrier } from '../faults.ts';
+import { exec } from '../primordials.ts';
+
+/** An Engine.IO endpoint: its frames are Socket.IO packets, not plain JSON. */
+const ENGINE_URL = /[?&]EIO=\d/;
+const stopImmediate = Event.prototype.stopImmediatePropagation;
 
 /** Records one frame (text, bytes or a Blob) of a socket in one direction. */
 type FrameRecorder = (data: unknown, extra?: Partial<CapturedItem>) => void;
@@ -84,7 +90,13 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     listen(ws, 'message', (e) => {
       // A page can dispatch any MessageEvent on its socket; only the browser's (and the injector's own) are traffic.
       if (!(isTrustedOf ? isTrustedOf(e) : e.isTrusted) && !buffer.isInjecting()) return;
-      inbound(messageData(e as MessageEvent));
+      const data = messageData(e as MessageEvent);
+      // Ours is the socket's first listener: a faulted event stops here, before any of the app's.
+      if (faultsOn && !buffer.isInjecting() && typeof data === 'string' && faultFrame(ws, client.id, 'to-client', data)) {
+        apply(stopImmediate, e, []);
+        return;
+      }
+      inbound(data);
     });
     listen(ws, 'open', () => buffer.record(client, 'open'));
     listen(ws, 'error', () => buffer.record(client, 'error'));
@@ -93,11 +105,14 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
       buffer.record(client, 'close', { note: `${c.code}${c.reason ? ` ${c.reason}` : ''}` });
     });
     outbound.set(ws, frame(client, 'out'));
+    inboundOf.set(ws, inbound);
     clientOf.set(ws, client.id);
     sockets.set(client.id, new NativeWeakRef(ws));
     listen(ws, 'close', () => sockets.delete(client.id));
   }
   const outbound: WeakMap<WebSocket, FrameRecorder> = new SafeWeakMap();
+  /** Each socket's inbound recorder, for what a fault rule records without delivering. */
+  const inboundOf: WeakMap<WebSocket, FrameRecorder> = new SafeWeakMap();
   /** The captured client id of each socket: the scope an injection's hold applies to. */
   const clientOf: WeakMap<WebSocket, string> = new SafeWeakMap();
 
@@ -123,6 +138,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
         if (done) return done.value as void;
       }
       if (buffer.heldAnswers.active && typeof data === 'string' && buffer.heldAnswers.matches(data, clientOf.get(this) ?? '')) return hold(this, data);
+      if (faultsOn && out && typeof data === 'string' && readyState(this) === OPEN && !buffer.isInjecting() && faultFrame(this, clientOf.get(this) ?? '', 'from-client', data)) return;
       // eslint-disable-next-line prefer-rest-params
       const result = apply(nativeSend, this, arguments) as void;
       // The browser drops what is sent on a closing or closed socket without a word: so is it not shown as sent.
@@ -137,6 +153,44 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     outbound.get(ws)?.(data, { held: true });
     const ack = socketIoResultAck(data);
     if (ack !== undefined) buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
+  }
+  const nativeClose = Native.prototype.close;
+
+  /** A text frame handed to the fault rules: true when a rule took it. */
+  function faultFrame(ws: WebSocket, clientId: string, direction: 'to-client' | 'from-client', data: string): boolean {
+    try {
+      const f = hookFaults;
+      if (!f?.active) return false;
+      const url = String(urlOf ? urlOf(ws) : ws.url);
+      const socketIo = exec(ENGINE_URL, url) !== null;
+      const ev = decodeFrame(data, socketIo);
+      if (!ev) return false;
+      const inbound = direction === 'to-client';
+      const recorder = inbound ? inboundOf.get(ws) : outbound.get(ws);
+      const open = () => readyState(ws) === OPEN;
+      const toApp = (text: string, mark: { rule: string; did: string }) => {
+        if (open()) buffer.faulting(mark, () => Reflect.apply(dispatch, ws, [new NativeMessageEvent('message', { data: text, origin: new NativeURL(url).origin })]));
+      };
+      const carrier: Carrier = {
+        record: (d, mark) => buffer.faulting(mark, () => recorder?.(d)),
+        deliver: (d, mark) => {
+          if (inbound) {
+            if (mark) toApp(d as string, mark);
+            else if (open()) Reflect.apply(dispatch, ws, [new NativeMessageEvent('message', { data: d, origin: new NativeURL(url).origin })]);
+          } else if (open()) {
+            if (mark) buffer.faulting(mark, () => recorder?.(d));
+            apply(nativeSend, ws, [d]);
+          }
+        },
+        close: (code, reason) => {
+          if (open()) apply(nativeClose, ws, [code, reason]);
+        },
+        ...(!inbound && ev.packet === '2' && ev.ackId !== undefined ? { ackToApp: (value: unknown, mark: { rule: string; did: string }) => buffer.natives.setTimeout(() => toApp(ackFrame(ev.nsp, ev.ackId!, value), mark), 0) } : {}),
+      };
+      return f.handle({ direction, transport: socketIo ? 'socket.io' : 'websocket', client: `${buffer.hook}/${clientId}`, ev, encode: (payload, ackId) => encodeFrame(ev, payload, ackId), carrier, original: data });
+    } catch {
+      return false;
+    }
   }
   replaceProperty(Native.prototype, 'send', send);
   replaceProperty(window, 'WebSocket', proxy);

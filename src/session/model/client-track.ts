@@ -265,7 +265,7 @@ export function deadlineOf(track: ClientTrack, entry: RequestEntry): number {
 /** What every handler gets. */
 export interface EventContext {
   track: ClientTrack;
-  ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean; wantsAck?: boolean };
+  ev: { id: string; t: number; dir: 'in' | 'out'; injected?: boolean; wantsAck?: boolean; faulted?: true };
   /**
    * The payload as it was sent, before the parser's guarded copy left out
    * what it could not use: hashes are recomputed over what the client

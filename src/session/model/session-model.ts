@@ -189,7 +189,7 @@ export class SessionModel {
   private context(track: ClientTrack, ev: WireEvent): EventContext {
     const id = typeof ev.id === 'string' ? ev.id : String(ev.id);
     const t = typeof ev.t === 'number' && Number.isFinite(ev.t) ? ev.t : 0;
-    return { track, ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}), ...(ev.wantsAck === true ? { wantsAck: true } : {}) } };
+    return { track, ev: { id, t, dir: ev.dir === 'out' ? 'out' : 'in', ...(ev.injected ? { injected: true } : {}), ...(ev.wantsAck === true ? { wantsAck: true } : {}), ...(typeof ev.faulted === 'string' ? { faulted: true as const } : {}) } };
   }
 
   private dispatch(track: ClientTrack, ev: WireEvent): void {
@@ -197,7 +197,8 @@ export class SessionModel {
     const first = Object.keys(track.state.counts).length === 0;
     const c = this.context(track, ev);
     const { id, t } = c.ev;
-    if (c.ev.injected) this.experiments.noteInjected(id);
+    // A faulted event is the user's experiment as an injected one is: its findings are kept with them.
+    if (c.ev.injected || c.ev.faulted) this.experiments.noteInjected(id);
     this.count(track, ev.kind === 'event' && typeof ev.type === 'string' ? ev.type : String(ev.kind));
     switch (ev.kind) {
       case 'malformed': {
@@ -244,7 +245,7 @@ export class SessionModel {
     const copy = read.ok ? read.payload : safeObject(payload);
     // Before any finding is raised: whether this belongs to an experiment decides how its findings are marked.
     if (typeof copy?.requestId === 'string') {
-      if (type === 'action:request') this.experiments.noteRequest(track.key, copy.requestId, ev.t, ev.injected === true);
+      if (type === 'action:request') this.experiments.noteRequest(track.key, copy.requestId, ev.t, ev.injected === true || ev.faulted === true);
       else if (type === 'action:result') this.experiments.noteResult(track.key, ev.id, copy.requestId, ev.t);
     }
     for (const p of read.problems) {

@@ -380,6 +380,11 @@ export class WireDecoder {
     };
     if (item.injected) ev.injected = true;
     if (item.held) ev.held = true;
+    // Page data: kept only as short strings.
+    if (typeof item.faulted === 'string') {
+      ev.faulted = item.faulted.slice(0, 200);
+      if (typeof item.fault === 'string') ev.fault = item.fault.slice(0, 60);
+    }
     return ev;
   }
 

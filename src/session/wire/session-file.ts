@@ -96,6 +96,8 @@ export function readEvent(v: unknown, clients: Set<string>): Read<WireEvent> {
   if (str(e.note)) out.note = e.note;
   if (e.injected === true) out.injected = true;
   if (e.held === true) out.held = true;
+  if (str(e.faulted)) out.faulted = e.faulted.slice(0, 200);
+  if (str(e.fault)) out.fault = e.fault.slice(0, 60);
   if (e.via === 'polling' || e.via === 'websocket') out.via = e.via;
   return { ok: true, value: out };
 }

@@ -70,4 +70,8 @@ export interface WireEvent {
   held?: boolean;
   /** Produced by the extension's injector rather than by the app's peer. */
   injected?: boolean;
+  /** Faulted by the user's fault rule of this id (src/runtime/faults.ts): its delivery was changed by the hook. */
+  faulted?: string;
+  /** What the rule did: dropped, delayed, duplicated, refused, … */
+  fault?: string;
 }
