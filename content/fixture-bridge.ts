@@ -25,8 +25,15 @@
  * window: the binding, which a page can call with anything already, is the
  * only channel out; a page that does not patch the globals the fixture's
  * evaluate uses never sees the event type or an id.
+ *
+ * Commands (the fixture's stand-in runtime, `oui.call`, and its fault rules)
+ * go the same way, on a second secret event type (`COMMAND_EVENT`) sent to
+ * the frame that holds the client: its detail carries the command as JSON
+ * text, read with `readHookCommand` as the extension's bridge reads the
+ * panel's, and gets a promise of the hook's answer (an injection's
+ * `answer`, or 'sent' for a command the hook does not answer).
  */
-import { HOOK_PORT_MARKER, readHookMessage, type FlushCommand, type SubscribeCommand } from '../src/messages.ts';
+import { HOOK_PORT_MARKER, readHookCommand, readHookMessage, type FlushCommand, type SubscribeCommand } from '../src/messages.ts';
 import { outwardPayload } from './payloads.ts';
 import { FIXTURE_BINDING } from '../src/capture/contract.ts';
 
@@ -34,11 +41,14 @@ import { FIXTURE_BINDING } from '../src/capture/contract.ts';
 const OUI_FIXTURE_BINDING = FIXTURE_BINDING;
 /** The flush request's event type; src/playwright/binding.ts names the placeholder, which the fixture replaces with a secret per context. */
 const FLUSH_EVENT = '__OUI_FIXTURE_FLUSH_EVENT__';
+/** The command event's type; replaced with a secret per context as the flush event's is. */
+const COMMAND_EVENT = '__OUI_FIXTURE_COMMAND_EVENT__';
 /** Tasks to wait for the hook's port, when the hook installed but its port message has not been read yet. */
 const PORT_TRIES = 50;
 
 // Taken before any page script can replace them.
 const stringify = JSON.stringify;
+const parse = JSON.parse;
 const addListener = EventTarget.prototype.addEventListener;
 const removeListener = EventTarget.prototype.removeEventListener;
 const setTimeoutNative = window.setTimeout.bind(window);
@@ -62,6 +72,10 @@ let retry = false;
 let tries = 0;
 /** The hook's private port, once it handed it over. */
 let hookPort: MessagePort | null = null;
+/** What the fixture hears back for a command. */
+type CommandAnswer = { ok: true } | { ok: false; error: string } | 'sent' | 'no-hook' | 'refused';
+/** Injections sent to the hook, by command id, until its answer comes (no prototype, as below). */
+const answers: Record<string, (a: CommandAnswer) => void> = Object.create(null) as Record<string, (a: CommandAnswer) => void>;
 /** Flush requests sent to the hook, by id, until its marker comes back (no prototype: nothing a page patches is read). */
 const flushes: Record<string, Done> = Object.create(null) as Record<string, Done>;
 
@@ -114,6 +128,14 @@ function forward(message: unknown): void {
   const m = readHookMessage(message);
   if (!m) return;
   let done: Done | undefined;
+  if (m.type === 'answer') {
+    // The hook's word on one of the fixture's commands: to that command's promise, not to the capture.
+    const answer = answers[m.id];
+    if (!answer) return;
+    delete answers[m.id];
+    answer(m.ok ? { ok: true } : { ok: false, error: m.error ?? 'not delivered' });
+    return;
+  }
   if (m.type === 'flushed') {
     // Only a marker this bridge asked for goes out, once.
     done = flushes[m.id];
@@ -170,6 +192,41 @@ function onFlushRequest(e: Event): void {
   }
 }
 
+/** Hands one command to the hook, once its port is here. */
+function sendCommand(text: string, done: (a: CommandAnswer) => void, attempt: number): void {
+  try {
+    if (!hookPort) {
+      if (ownDescriptor(window, '__OUI_DEVTOOLS_HOOK__') && attempt < PORT_TRIES) setTimeoutNative(() => sendCommand(text, done, attempt + 1), 1);
+      else done('no-hook');
+      return;
+    }
+    const command = readHookCommand(parse(text));
+    if (!command || command.type === 'subscribe' || command.type === 'unsubscribe' || command.type === 'hook:flush') {
+      done('refused');
+      return;
+    }
+    if (command.type === 'hook:inject') answers[command.id] = done;
+    Reflect.apply(portPost, hookPort, [command]);
+    if (command.type !== 'hook:inject') done('sent');
+  } catch {
+    done('refused');
+  }
+}
+
+/** The fixture's command: its event's detail carries it as JSON text and gets a promise of the answer. */
+function onCommand(e: Event): void {
+  Reflect.apply(stopImmediate, e, []);
+  try {
+    const detail: unknown = detailGetter ? Reflect.apply(detailGetter, e, []) : (e as CustomEvent).detail;
+    if (!detail || typeof detail !== 'object') return;
+    const text = (detail as { command?: unknown }).command;
+    if (typeof text !== 'string') return;
+    defineProperty(detail, 'answer', { value: new PromiseNative<CommandAnswer>((resolve) => sendCommand(text, resolve, 0)), writable: true, enumerable: true, configurable: true });
+  } catch {
+    // Unanswered: the fixture reads that as no hook.
+  }
+}
+
 function takeHookPort(e: Event): void {
   const me = e as MessageEvent;
   const data = me.data as Record<string, unknown> | null;
@@ -187,4 +244,5 @@ function takeHookPort(e: Event): void {
 if (!Object.getOwnPropertyDescriptor(window, '__OUI_DEVTOOLS_HOOK__')) {
   Reflect.apply(addListener, window, ['message', takeHookPort, true]);
   Reflect.apply(addListener, window, [FLUSH_EVENT, onFlushRequest, true]);
+  Reflect.apply(addListener, window, [COMMAND_EVENT, onCommand, true]);
 }

@@ -146,6 +146,144 @@ export interface Oui {
   events(): Promise<OuiWireEvent[]>;
   /** The session as the panel exports it (what is attached as oui-session.json). */
   sessionFile(): Promise<OuiSessionFile>;
+  /**
+   * Sends `action:request` to the page's client as its agent runtime would (a
+   * stand-in runtime: fresh UUID v4 requestId, `knownSurfaces` when it holds
+   * the client's surfaces, receipts and results acknowledged, re-sent while
+   * no answer comes) and resolves with the client's final `action:result`
+   * payload (an interim result is not the end). Rejects on timeout, an
+   * unknown surface, a client that cannot be told apart, an approval not given.
+   * The client's answers are kept from the app's own runtime.
+   */
+  call(surfaceId: string, actionId: string, params?: Record<string, unknown>, options?: OuiCallOptions): Promise<OuiActionResult>;
+  /** Fault rules on every page and frame of the test's context. */
+  readonly faults: OuiFaults;
+  /** Runs a scenario (a file path or the object) step by step through `call`; resolves with each step's verdict. */
+  runScenario(file: string | OuiScenario, options?: OuiRunOptions): Promise<OuiScenarioReport>;
+  // oui.serve (src/playwright/serve.ts) is declared by its helper below this line.
+}
+
+export interface OuiCallOptions {
+  /** The client: its key, or a part of its key or label (default: the one client with the surface mounted). */
+  client?: string;
+  /**
+   * `true`: ask the tab for the user's approval first (the `x-approval:ask`
+   * event; the test confirms in the page) and send with `approval:
+   * { approvalId, argsHash }` once it grants; `{ approvalId }`: a grant the
+   * tab already holds. argsHash is SHA-256 of the JCS canonical `params`.
+   */
+  approve?: true | { approvalId: string };
+  /** Deadline for the final result (default §7.5's: 30 s, or 5 s for an async action's acknowledgment). */
+  timeoutMs?: number;
+  /** Send with this requestId (a same-id replay) rather than a fresh UUID v4. */
+  requestId?: string;
+}
+
+/** `action:result` (§7.3.2–§7.3.6). */
+export interface OuiActionResult {
+  requestId: string;
+  success: boolean;
+  data?: unknown;
+  error?: { code: string; message: string; details?: unknown };
+  interim?: boolean;
+  timestamp: number;
+  surfaces?: Array<{ id: string; name: string; description: string; actions: Array<{ id: string }> }>;
+  observations?: Record<string, Record<string, unknown>>;
+  surfacesHash?: string;
+  delivery?: { trimmed: true; reason: string; omitted: Array<'surfaces' | 'observations' | 'data'> };
+  settled?: boolean;
+  progress?: number;
+  durationMs?: number;
+}
+
+/** A fault rule (src/runtime/faults.ts): which events it matches and what it does to them. */
+export interface OuiFaultRule {
+  id: string;
+  match: {
+    direction?: 'to-client' | 'from-client';
+    /** An OUI event type or 'ack'. */
+    type?: string;
+    surfaceId?: string;
+    actionId?: string;
+    client?: string;
+    transport?: 'websocket' | 'socket.io' | 'postmessage' | 'direct';
+  };
+  fault:
+    | { kind: 'drop' }
+    | { kind: 'delay'; ms: number }
+    | { kind: 'duplicate' }
+    | { kind: 'reorder' }
+    | { kind: 'refuse-result'; error: string }
+    | { kind: 'withhold-ack' }
+    | { kind: 'delay-ack'; ms: number }
+    | { kind: 'drop-answer' }
+    | { kind: 'disconnect'; code: number; reason: string }
+    | { kind: 'stale-known-surfaces'; knownSurfaces: string }
+    | { kind: 'approval'; change: 'args-hash' | 'reuse' | 'expire'; ms?: number };
+  probability?: number;
+  maxCount?: number;
+  enabled?: boolean;
+}
+
+export interface OuiFaults {
+  /** Adds a rule (one with the same id is replaced) on every frame's hook; the stand-in refuses results by `refuse-result` rules. `seed` makes the draws repeatable (default 21). */
+  add(rule: OuiFaultRule, options?: { seed?: number }): Promise<void>;
+  /** Removes every rule. */
+  clear(): Promise<void>;
+  /** The rules in force. */
+  rules(): OuiFaultRule[];
+}
+
+/** One step of a scenario: a request and what must come of it. */
+export interface OuiScenarioStep {
+  surfaceId: string;
+  actionId: string;
+  params: Record<string, unknown>;
+  client?: string;
+  approve?: true | { approvalId: string };
+  timeoutMs?: number;
+  expect?: { success: true } | { error: string };
+  /** A JSON Schema `data` must match (`{ schema }`), or the value it must equal (`{ equals }`). */
+  data?: { schema: unknown } | { equals: unknown };
+  /** After the step: observation values by surface id, then observation id: `{ equals }` or `{ schema }` each. */
+  observations?: Record<string, Record<string, { schema: unknown } | { equals: unknown }>>;
+  name?: string;
+}
+
+/** A scenario file (`oui-devtools-scenario`, version 1). */
+export interface OuiScenario {
+  format: 'oui-devtools-scenario';
+  version: 1;
+  origin?: string;
+  name?: string;
+  steps: OuiScenarioStep[];
+}
+
+export interface OuiRunOptions {
+  /** Stop at the first failed step (default true). */
+  stopOnFailure?: boolean;
+  /** Called with each step's verdict as it comes. */
+  onStep?: (result: OuiStepResult) => void;
+}
+
+export interface OuiStepResult {
+  index: number;
+  step: OuiScenarioStep;
+  pass: boolean;
+  /** Each check that failed, in words. */
+  failures: string[];
+  result?: OuiActionResult;
+  requestId?: string;
+  /** The exchange's wire events (sends, receipts, results, acknowledgments). */
+  eventIds: string[];
+  ms: number;
+}
+
+export interface OuiScenarioReport {
+  pass: boolean;
+  steps: OuiStepResult[];
+  /** Steps not run after a failure. */
+  skipped: number;
 }
 
 /**

@@ -13,3 +13,6 @@ export const OUI_FIXTURE_BINDING: string = FIXTURE_BINDING;
  * fresh secret per browser context, so no page script can name it.
  */
 export const OUI_FLUSH_EVENT_PLACEHOLDER = '__OUI_FIXTURE_FLUSH_EVENT__';
+
+/** In the built init script, the type of the event a frame's bridge takes the fixture's commands on; replaced like the flush event's. */
+export const OUI_COMMAND_EVENT_PLACEHOLDER = '__OUI_FIXTURE_COMMAND_EVENT__';

@@ -20,7 +20,12 @@ import type { Timers } from '../session/model/timers.ts';
 import type { Finding, Severity } from '../session/model/model-types.ts';
 import { exportSession, type SessionFile } from '../session/wire/session-file.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
-import { OUI_FIXTURE_BINDING, OUI_FLUSH_EVENT_PLACEHOLDER } from './binding.ts';
+import { OUI_COMMAND_EVENT_PLACEHOLDER, OUI_FIXTURE_BINDING, OUI_FLUSH_EVENT_PLACEHOLDER } from './binding.ts';
+import { FixtureRuntime, type CallOptions, type ClientRef, type CommandAnswer } from './runtime.ts';
+import { FixtureFaults } from './faults.ts';
+import type { OUIActionResult } from '../protocol/index.ts';
+import { readFile } from 'node:fs/promises';
+import { parseScenario, readScenario, runScenario, type Scenario, type ScenarioDriver, type ScenarioReport, type StepResult } from '../runtime/scenario.ts';
 import type { Oui, OuiFindingsOptions, OuiSettleReport, OuiUnflushedFrame } from './api.d.ts';
 
 export const SEVERITIES: readonly Severity[] = ['critical', 'error', 'warning', 'info'];
@@ -58,12 +63,20 @@ function flushExpression(type: string, id: string): string {
   return `(() => { const d = { id: ${JSON.stringify(id)} }; try { dispatchEvent(new CustomEvent(${JSON.stringify(type)}, { detail: d })); } catch {} return d.answer || 'no-hook'; })()`;
 }
 
+
+/** The expression that hands a command to a frame's bridge (a string, as the flush's). */
+function commandExpression(type: string, text: string): string {
+  return `(() => { const d = { command: ${JSON.stringify(text)} }; try { dispatchEvent(new CustomEvent(${JSON.stringify(type)}, { detail: d })); } catch {} return d.answer || 'no-hook'; })()`;
+}
+
 interface PageCapture {
   /** In order of the first traffic: the first page keeps its clients' keys as they are. */
   index: number;
   page: Page | null;
   recorder: Recorder;
   frames: WeakMap<Frame, number>;
+  /** The other way: the frame of each id, for commands addressed to a client's frame. */
+  byFrameId: Map<number, Frame>;
   nextFrame: number;
 }
 
@@ -71,6 +84,8 @@ interface PageCapture {
 export interface Snapshot {
   clients: WireClient[];
   events: WireEvent[];
+  /** Each client's page and key in that page's recorder. */
+  refs?: ClientRef[];
 }
 
 export class OuiCapture implements Oui {
@@ -87,6 +102,10 @@ export class OuiCapture implements Oui {
   lastSettle: OuiSettleReport | null = null;
   /** The flush requests' event type in this context's init script: secret, fresh per context. */
   private readonly flushEvent = `oui-flush-${randomBytes(16).toString('hex')}`;
+  /** The commands' event type, secret likewise. */
+  private readonly commandEvent = `oui-command-${randomBytes(16).toString('hex')}`;
+  /** Told of each page's fresh events as they are decoded (the stand-in runtime listens). */
+  private readonly listeners = new Set<(page: number, events: WireEvent[]) => void>();
 
   private constructor(
     private readonly context: BrowserContext,
@@ -103,7 +122,10 @@ export class OuiCapture implements Oui {
     if (!initScript.includes(OUI_FLUSH_EVENT_PLACEHOLDER)) {
       throw new Error('oui-devtools/playwright: the init script has no flush handshake (it is from an older build); build it again with `node scripts/build-playwright.mjs`');
     }
-    await context.addInitScript({ content: initScript.split(OUI_FLUSH_EVENT_PLACEHOLDER).join(capture.flushEvent) });
+    if (!initScript.includes(OUI_COMMAND_EVENT_PLACEHOLDER)) {
+      throw new Error('oui-devtools/playwright: the init script has no command channel (it is from an older build); build it again with `node scripts/build-playwright.mjs`');
+    }
+    await context.addInitScript({ content: initScript.split(OUI_FLUSH_EVENT_PLACEHOLDER).join(capture.flushEvent).split(OUI_COMMAND_EVENT_PLACEHOLDER).join(capture.commandEvent) });
     return capture;
   }
 
@@ -122,7 +144,56 @@ export class OuiCapture implements Oui {
       this.marked(capture, frame, message);
       return;
     }
-    capture.recorder.accept(this.frameId(capture, frame), message);
+    const fresh = capture.recorder.accept(this.frameId(capture, frame), message);
+    if (fresh.length) for (const l of this.listeners) l(capture.index, fresh);
+  }
+
+  /** Calls `fn` with each page's fresh events as they are decoded; returns the way to stop. */
+  listen(fn: (page: number, events: WireEvent[]) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** A page's events so far (its recorder's keys). */
+  pageEvents(page: number): readonly WireEvent[] {
+    return this.pages[page]?.recorder.events ?? [];
+  }
+
+  /** A page's client by its recorder key, as it is now (its injection target can come later). */
+  pageClient(page: number, key: string): WireClient | undefined {
+    return this.pages[page]?.recorder.clients.get(key);
+  }
+
+  /**
+   * Hands a command to the hook of one frame of one page (frame ids as this
+   * capture numbers them), through the frame's bridge; resolves with its answer.
+   */
+  async command(page: number, frameId: number, command: unknown): Promise<CommandAnswer> {
+    const p = this.pages[page];
+    const frame = p?.byFrameId.get(frameId);
+    if (!p || !frame || frame.isDetached() || frame.page().isClosed()) return 'no-frame';
+    try {
+      return (await frame.evaluate(commandExpression(this.commandEvent, JSON.stringify(command)))) as CommandAnswer;
+    } catch {
+      return 'no-frame';
+    }
+  }
+
+  /** Hands a command to one frame's hook. */
+  async commandFrame(frame: Frame, command: unknown): Promise<CommandAnswer> {
+    if (frame.isDetached() || frame.page().isClosed()) return 'no-frame';
+    try {
+      return (await frame.evaluate(commandExpression(this.commandEvent, JSON.stringify(command)))) as CommandAnswer;
+    } catch {
+      return 'no-frame';
+    }
+  }
+
+  /** Hands a command to every frame of every open page (fault rules apply wherever a client is). */
+  async broadcast(command: unknown): Promise<CommandAnswer[]> {
+    const text = JSON.stringify(command);
+    const frames = this.context.pages().flatMap((p) => (p.isClosed() ? [] : p.frames()));
+    return Promise.all(frames.map((f) => f.evaluate(commandExpression(this.commandEvent, text)).then((a) => a as CommandAnswer, () => 'no-frame' as const)));
   }
 
   /**
@@ -155,7 +226,7 @@ export class OuiCapture implements Oui {
 
   private newPage(page: Page | null): PageCapture {
     // Navigations keep what was captured: a test reads its whole story.
-    const capture: PageCapture = { index: this.pages.length, page, recorder: new Recorder(undefined, () => {}), frames: new WeakMap(), nextFrame: 1 };
+    const capture: PageCapture = { index: this.pages.length, page, recorder: new Recorder(undefined, () => {}), frames: new WeakMap(), byFrameId: new Map(), nextFrame: 1 };
     this.pages.push(capture);
     return capture;
   }
@@ -168,6 +239,8 @@ export class OuiCapture implements Oui {
       id = capture.page && frame === capture.page.mainFrame() ? 0 : frame.parentFrame() === null ? 0 : capture.nextFrame++;
       capture.frames.set(frame, id);
     }
+    // The latest frame under an id: the main frame keeps 0 across navigations.
+    capture.byFrameId.set(id, frame);
     return id;
   }
 
@@ -230,6 +303,7 @@ export class OuiCapture implements Oui {
   snapshot(): Snapshot {
     const clients: WireClient[] = [];
     const events: WireEvent[] = [];
+    const refs: ClientRef[] = [];
     const used = new Set<string>();
     for (const p of this.pages) {
       // Frame paths ('top/0') make postMessage keys: two pages can pair frames at the same paths.
@@ -244,6 +318,7 @@ export class OuiCapture implements Oui {
         }
         used.add(key);
         clients.push(key === c.key ? { ...c } : { ...c, key });
+        refs.push({ key, page: p.index, client: c });
       }
       // A reconnection names the client it replaces, of the same page: renamed with it.
       for (let i = first; i < clients.length; i++) {
@@ -255,7 +330,7 @@ export class OuiCapture implements Oui {
         events.push(to ? { ...ev, client: to } : ev);
       }
     }
-    return { clients, events: canonicalOrder(events) };
+    return { clients, events: canonicalOrder(events), refs };
   }
 
   /** The model of a snapshot, judged as the panel judges an imported recording: merged, ticked at its end, absences certain. */
@@ -304,9 +379,69 @@ export class OuiCapture implements Oui {
     return { lost, undelivered, unreadable: this.unreadable };
   }
 
+  private runtimeOf: FixtureRuntime | undefined;
+  /** The stand-in runtime behind `call` (made on first use). */
+  get runtime(): FixtureRuntime {
+    if (!this.runtimeOf) {
+      this.runtimeOf = new FixtureRuntime(this, this.timers);
+      this.runtimeOf.refuse = (call) => this.faults.refusal(call);
+    }
+    return this.runtimeOf;
+  }
+
+  /** Fault rules on every page of the context (the hooks apply them; the stand-in refuses results by them). */
+  get faults(): FixtureFaults {
+    return (this.faultsOf ??= new FixtureFaults(this, this.context));
+  }
+  private faultsOf: FixtureFaults | undefined;
+
+  /** Sends a request to the page's client as its runtime would; resolves with the client's final `action:result` payload. */
+  async call(surfaceId: string, actionId: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<OUIActionResult> {
+    const report = await this.runtime.call(surfaceId, actionId, params, options);
+    if (report.status === 'timeout') {
+      throw new Error(`oui.call(${JSON.stringify(surfaceId)}, ${JSON.stringify(actionId)}): ${report.result.error?.message ?? 'timed out'} (client ${report.client}, requestId ${report.requestId}, sent ${report.sends} time${report.sends === 1 ? '' : 's'})`);
+    }
+    if (report.status === 'not-sent') throw new Error(`oui.call(${JSON.stringify(surfaceId)}, ${JSON.stringify(actionId)}): not sent: ${report.reason ?? report.result.error?.message}`);
+    return report.result;
+  }
+
+  /** Runs a scenario (a file path or the object) through `call`, step by step. */
+  async runScenario(file: string | Scenario, options: { stopOnFailure?: boolean; onStep?: (r: StepResult) => void } = {}): Promise<ScenarioReport> {
+    let scenario: Scenario;
+    if (typeof file === 'string') {
+      const read = parseScenario(await readFile(file, 'utf8'));
+      if (!read.ok) throw new Error(`oui.runScenario: ${file} is not a scenario:\n  ${read.errors.join('\n  ')}`);
+      scenario = read.scenario;
+    } else {
+      const read = readScenario(file);
+      if (!read.ok) throw new Error(`oui.runScenario: not a scenario:\n  ${read.errors.join('\n  ')}`);
+      scenario = read.scenario;
+    }
+    const driver: ScenarioDriver = {
+      call: async (step) => {
+        const r = await this.runtime.call(step.surfaceId, step.actionId, step.params, { ...(step.client ? { client: step.client } : {}), ...(step.approve ? { approve: step.approve } : {}), ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) });
+        const base = { requestId: r.requestId, eventIds: r.eventIds, client: r.client };
+        return r.status === 'not-sent' ? { ...base, error: `not sent: ${r.reason ?? r.result.error?.message}` } : { ...base, result: r.result };
+      },
+      observation: async (client, surfaceId, observationId) => {
+        await this.settle();
+        const model = this.modelOf(this.snapshot());
+        const states = client !== undefined && model.clients.has(client) ? [model.clients.get(client)!] : [...model.clients.values()];
+        for (const st of states) {
+          const o = st.observations.get(`${surfaceId}/${observationId}`);
+          if (o && o.current !== undefined) return o.current;
+        }
+        return undefined;
+      },
+    };
+    return runScenario(scenario, driver, options);
+  }
+
   /** Stops taking batches in (the context is being torn down). */
   close(): void {
     this.closed = true;
+    this.runtimeOf?.close();
+    this.faultsOf?.close();
   }
 }
 

@@ -1,0 +1,103 @@
+/**
+ * What the stand-in's outputs are on each transport: the hook commands that
+ * deliver them (src/messages.ts), as the client's runtime would send them.
+ * Requests go through `planInjection` (the panel's Inject: a Socket.IO EVENT
+ * with an ack id for the receipt, plain JSON, a postMessage from the peer, a
+ * direct call), with the client's answers held from the app's real runtime.
+ * A result's acknowledgment exists only where the transport carries one (a
+ * Socket.IO ACK of the client's emit, a direct transport's callback); there
+ * the hook, which holds the answer from the app's runtime, accepts it as that
+ * runtime would, so an acceptance needs no command here. Plain WebSocket and
+ * postMessage carry none.
+ */
+import type { HoldCommand, InjectCommand } from '../messages.ts';
+import { encodeSocketIOAck, encodeSocketIOEvent, stringifyJson } from '../protocol/index.ts';
+import { pairingKey } from '../capture/captured-items.ts';
+import { INJECT_ACK_BASE, planInjection, whyNotInjectable } from '../session/wire/injection.ts';
+import type { WireClient } from '../session/wire/wire.ts';
+import { socketIOAckId, type StandInOutput } from './stand-in.ts';
+
+/** One command for one frame's hook (frameId as the driver numbers frames). */
+export interface AddressedHookCommand {
+  command: InjectCommand | HoldCommand;
+  frameId: number;
+}
+
+export type WirePlan = { ok: true; commands: AddressedHookCommand[]; note?: string } | { ok: false; error: string };
+
+/** Fresh ids for the hook's commands and Socket.IO receipts. */
+export class WireIds {
+  private n = 0;
+  private ack = 0;
+  constructor(private readonly prefix: string) {}
+  id(): string {
+    return `${this.prefix}-${++this.n}`;
+  }
+  /** A Socket.IO ack id far above what a real client counts to, and above the panel's injector's. */
+  ackId(): number {
+    return INJECT_ACK_BASE + 50_000_000 + ++this.ack;
+  }
+}
+
+/** The commands that put `out` on `client`'s transport; `done` outputs carry nothing. */
+export function planOutput(client: WireClient, out: StandInOutput, ids: WireIds): WirePlan {
+  switch (out.kind) {
+    case 'done':
+      return { ok: true, commands: [] };
+    case 'request': {
+      const wantReceipt = client.kind === 'socket.io' || client.kind === 'direct';
+      const plan = planInjection(client, out.request, { id: ids.id(), wantReceipt, letThrough: false, ackId: ids.ackId() });
+      if (!plan.ok) return plan;
+      const commands: AddressedHookCommand[] = [{ command: plan.command, frameId: plan.frameId ?? client.frameId }];
+      if (plan.hold) commands.unshift({ command: plan.hold.command, frameId: plan.hold.frameId });
+      return { ok: true, commands };
+    }
+    case 'ack': {
+      // The hook accepts an answer it holds from the app's runtime as that runtime would ({ ok: true }, content/answers.ts):
+      // the stand-in's acceptance is already on its way. A refusal would come after it, and the client takes the first.
+      if (client.kind === 'socket.io' || client.kind === 'direct') {
+        return out.value.ok ? { ok: true, commands: [] } : { ok: false, error: 'the hook already accepted the held answer; a refusal of a stand-in result needs the hook to leave acceptance to the stand-in' };
+      }
+      return { ok: true, commands: [], note: `a ${client.kind} transport carries no acknowledgment of a result` };
+    }
+    case 'event':
+      return planEvent(client, out.type, out.payload, ids);
+  }
+}
+
+/** A Socket.IO ACK of the client's result event, refusing or accepting it (for a hook that leaves acceptance to the stand-in). */
+export function planSocketIOAck(client: WireClient, out: Extract<StandInOutput, { kind: 'ack' }>, ids: WireIds): WirePlan {
+  const ackId = socketIOAckId(out.of.raw);
+  const why = whyNotInjectable(client);
+  if (ackId === undefined) return { ok: false, error: 'the result carries no Socket.IO ack id' };
+  if (why || client.inject?.via !== 'websocket') return { ok: false, error: why ?? 'not reachable' };
+  const frame = encodeSocketIOAck({ namespace: client.namespace ?? '/', ackId, args: [out.value] });
+  return { ok: true, commands: [{ command: { type: 'hook:inject', id: ids.id(), target: client.inject, frame, hold: [] }, frameId: client.inject.frameId }] };
+}
+
+/** An event of any type to the client, as its runtime would send it; answers naming `holdMarker` kept from the real runtime. */
+export function planEvent(client: WireClient, type: string, payload: unknown, ids: WireIds): WirePlan {
+  const why = whyNotInjectable(client);
+  const target = client.inject;
+  if (why || !target) return { ok: false, error: why ?? 'not reachable' };
+  const marker = payload !== null && typeof payload === 'object' && typeof (payload as { approvalId?: unknown }).approvalId === 'string' ? (payload as { approvalId: string }).approvalId : undefined;
+  const hold = marker ? [marker] : [];
+  const id = ids.id();
+  if (client.kind === 'socket.io') {
+    if (target.via !== 'websocket') return { ok: false, error: 'a Socket.IO client is reached through its WebSocket' };
+    const frame = encodeSocketIOEvent({ namespace: client.namespace ?? '/', name: type, args: [payload] });
+    return { ok: true, commands: [{ command: { type: 'hook:inject', id, target, frame, hold }, frameId: target.frameId }] };
+  }
+  switch (target.via) {
+    case 'websocket':
+      return { ok: true, commands: [{ command: { type: 'hook:inject', id, target, frame: stringifyJson({ type, payload })!, hold }, frameId: target.frameId }] };
+    case 'postmessage': {
+      if (target.frameId === undefined) return { ok: false, error: 'not reachable' };
+      const commands: AddressedHookCommand[] = [{ command: { type: 'hook:inject', id, target, message: { type, payload }, hold: [] }, frameId: target.frameId }];
+      if (hold.length && target.peerFrameId !== undefined) commands.unshift({ command: { type: 'hook:hold', id: ids.id(), scope: pairingKey(target.clientPath, target.peerPath), hold }, frameId: target.peerFrameId });
+      return { ok: true, commands };
+    }
+    case 'direct':
+      return { ok: false, error: `a direct transport takes only action requests from outside; ${type} cannot be sent` };
+  }
+}
