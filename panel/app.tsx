@@ -17,6 +17,7 @@ import { Inject, clientOption } from './views/inject.tsx';
 import { TimersButton } from './views/timers.tsx';
 import { CaptureLosses } from './views/capture-losses.tsx';
 import { Coverage, CoverageWarning } from './views/coverage.tsx';
+import { Faults, FaultsBanner } from './views/faults.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar, harText } from '../src/session/har/export.ts';
 import { IMPORT_ACCEPT, importFiles } from './drop-import.tsx';
@@ -30,6 +31,7 @@ const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => 
   { id: 'approvals', label: 'Approvals', render: () => <Approvals /> },
   { id: 'findings', label: 'Findings', render: () => <Findings /> },
   { id: 'inject', label: 'Inject', render: () => <Inject /> },
+  { id: 'faults', label: 'Faults', render: () => <Faults /> },
   { id: 'coverage', label: 'Coverage', render: (tabId) => <Coverage tabId={tabId} /> },
 ];
 
@@ -256,6 +258,7 @@ export function App({ tabId }: { tabId: number | null }) {
         {source.value === 'live' && <CoverageWarning />}
       </header>
       {source.value === 'live' && <CaptureBanner tabId={tabId} />}
+      <FaultsBanner />
       <Tabs />
       <Notice />
       <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>

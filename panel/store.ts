@@ -28,6 +28,7 @@ import { PROTOCOL } from '../src/messages.ts';
 import { isWorkerHook } from '../src/capture/captured-items.ts';
 import type { Connection, ConnectionHandlers } from './connection.ts';
 import { Injector, type SavedStore } from './injector.ts';
+import { FaultRules } from './faults.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
 import { COVERAGE_POLL_MS, CoverageWatch } from './coverage-watch.ts';
 import { TimelineFilter, type Matches, type UpdateMode } from './incremental-filter.ts';
@@ -35,7 +36,7 @@ import { EventRows, Exchanges, type Rows } from './exchanges.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import { clock, typeLabel, type Category } from './display-text.ts';
 
-export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'coverage';
+export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'coverage';
 export type DetailTab = 'payload' | 'raw' | 'exchange';
 /** The Timeline's rows: one per exchange (a request with its receipt, results and acks), or one per event. */
 export type RowsMode = 'exchanges' | 'events';
@@ -125,6 +126,8 @@ export class PanelStore {
   readonly ui = viewState();
 
   readonly injector: Injector;
+  /** The user's fault rules for this tab (the Faults view, the banner). */
+  readonly faults: FaultRules;
   readonly site: CaptureSite;
   /** Which frames and workers of the tab the capture sees, and why not the others. */
   readonly coverage = new CoverageWatch(() => this.session.peek().recorder.clients.values());
@@ -160,6 +163,7 @@ export class PanelStore {
     this.timers = signal(resolveTimers(parseSetting(env.settings.get('oui.timers'))));
     if (env.settings.get('oui.timelineRows') === 'events') this.ui.timeline.rows.value = 'events';
     this.injector = new Injector(env.saved);
+    this.faults = new FaultRules(env.saved);
     this.site = new CaptureSite(env.sites);
     const recorder = this.liveRecorder();
     const feed = this.newFeed(recorder);
@@ -373,6 +377,8 @@ export class PanelStore {
       status: (on) => {
         if (!on) this.reconnects.value++;
         this.connected.value = on;
+        // A new line (a restarted service worker forgot them): the rules again.
+        if (on) this.faults.apply();
       },
       restored: (frameId) => {
         if (this.source.value !== 'live') return;
@@ -388,6 +394,7 @@ export class PanelStore {
         this.notice.value = line;
       },
     });
+    void this.faults.attach(tabId, (m) => this.connection?.send(m));
     this.site.expectHook();
     this.env.onNavigated?.(() => {
       this.site.expectHook();
@@ -419,6 +426,7 @@ export class PanelStore {
       clearInterval(tickTimer);
       clearTimeout(this.releaseTimer);
       this.releaseTimer = undefined;
+      this.faults.detach();
       this.connection?.close();
       this.connection = null;
     };

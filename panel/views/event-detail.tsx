@@ -114,7 +114,12 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           )}
         </p>
       )}
-      {(ev.injected || model.isExperiment(ev.id)) && (
+      {ev.faulted && (
+        <p class="experiment-note" data-testid="faulted-note">
+          Faulted by you: {ev.fault ?? 'changed'} by fault rule {ev.faulted} (Faults view). The app's peer did not send or receive it as shown; its findings are kept with your experiments.
+        </p>
+      )}
+      {(ev.injected || model.isExperiment(ev.id)) && !ev.faulted && (
         <p class="experiment-note" data-testid="experiment-note">
           {ev.injected ? 'Experiment: sent from this panel (injected or replayed)' : 'Experiment: answers a request sent from this panel'}, not the app's own traffic. Its findings are left out of the app's counts unless shown.
         </p>

@@ -172,6 +172,7 @@ class Row extends Component<RowProps> {
         aria-level={kind === 'member' ? 2 : undefined}
         class={`row k-${ev.kind} r-${kind} ${selected ? 'selected' : ''} ${index % 2 ? 'odd' : ''} ${experiment ? 'experiment' : ''} ${failed ? 'failed' : ''}`}
         data-experiment={experiment ? 'true' : undefined}
+        data-faulted={ev.faulted}
         data-type={type}
         data-id={ev.id}
         data-row={kind}
@@ -205,7 +206,7 @@ class Row extends Component<RowProps> {
         <span class="c-dir" title={ev.dir === 'out' ? 'from the client' : 'to the client'}>{ev.dir === 'out' ? '↑' : '↓'}</span>
         <span class="c-type">
           {type}
-          {experiment ? ' (experiment)' : ''}
+          {ev.faulted ? ` (faulted by you: ${ev.fault ?? 'changed'})` : experiment ? ' (experiment)' : ''}
         </span>
         <span class="c-target">{target || <span class="type-fallback">{type}</span>}</span>
         <span class={`c-status s-${req?.status ?? ''}`}>{req && (isExchange || isRequest || ev.type === 'action:result') ? req.status : ''}</span>
