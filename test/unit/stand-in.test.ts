@@ -10,7 +10,7 @@ import { StandIn, RESEND_FIRST_MS, socketIOAckId, type StandInOutput } from '../
 import { WireIds, planOutput } from '../../src/runtime/stand-in-wire.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { argsHashSync as independentArgsHash } from '../demo/independent/args-hash-node.ts';
-import { Decoder as SocketIOParser, PacketType } from 'socket.io-parser';
+import { Decoder as SocketIOParser, PacketType, type Packet } from 'socket.io-parser';
 
 const CLIENT: WireClient = { key: 'c1', kind: 'socket.io', label: 'shop', origin: 'http://a.test', frameUrl: 'http://a.test/', frameId: 0, namespace: '/oui', inject: { via: 'websocket', frameId: 0, hook: 'h', client: 'w1' } };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -195,9 +195,11 @@ describe('stand-in on the wire', () => {
     const cmd = plan.commands[0]!.command as { frame: string; hold: string[] };
     // Read by socket.io-parser (the library the client's stack uses), after the Engine.IO message type '4'.
     assert.equal(cmd.frame[0], '4');
-    let packet: { type: number; nsp: string; id?: number; data: unknown } | undefined;
+    let packet: Packet | undefined;
     const parser = new SocketIOParser();
-    parser.on('decoded', (p: typeof packet) => (packet = p));
+    parser.on('decoded', (p: Packet) => {
+      packet = p;
+    });
     parser.add(cmd.frame.slice(1));
     assert.equal(packet!.nsp, '/oui');
     assert.equal(packet!.type, PacketType.EVENT);
