@@ -123,7 +123,9 @@ function usePanelKeys(store: PanelStore): void {
       const bar = timelineFilter.current?.closest('[role=search]');
       if (bar && e.target instanceof Node && bar.contains(e.target)) {
         // From the filter or any control of its bar, to what they filter; a search field's Escape would empty it: kept.
+        // Stopped too: in DevTools an Escape that reaches the document is forwarded to DevTools, which opens its console drawer on it.
         e.preventDefault();
+        e.stopPropagation();
         listInView()?.focus();
         return;
       }
@@ -134,6 +136,7 @@ function usePanelKeys(store: PanelStore): void {
       const inSites = !target || target === document.body || target.closest('[data-testid=capture-banner]') !== null || target === toggle;
       if (!inSites) return;
       e.preventDefault();
+      e.stopPropagation();
       site.showSites.value = false;
       (toggle ?? focusFallback())?.focus();
     };

@@ -383,7 +383,9 @@ export function Timeline() {
                     break;
                   }
                 }
-              } else if (e.key === 'Escape') {
+              } else if (e.key === 'Escape' && selected) {
+                // The panel's Escape, not DevTools' too (it would open its console drawer): with nothing selected, DevTools has it.
+                e.stopPropagation();
                 selectedEvent.value = null;
               }
             }}

@@ -13,7 +13,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { KeyCounter, assertFocusKept, settled } from '../support/keys.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
@@ -332,4 +332,75 @@ describe('the panel by keyboard', () => {
     assert.equal(await focusedLabel(), 'Clear');
   });
 
+});
+
+/**
+ * The same keys inside real DevTools (launch({ devtools: true })): there the
+ * panel is a frame of the DevTools window, whose own shortcuts (Ctrl+F its
+ * search, Escape its console drawer) see keys the panel lets through.
+ */
+describe('the panel by keyboard in real DevTools', () => {
+  let demo: DemoServer;
+  let browser: Browser;
+  before(async () => {
+    demo = await startDemoServer();
+    browser = await launch({ devtools: true, viewport: { width: 1280, height: 800 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  test('Ctrl+F (Cmd+F) from another view focuses the Timeline filter inside the DevTools frame; Escape goes back to the list, the filter kept, focus still in the panel', async () => {
+    const page = browser.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await browser.context.newPage());
+    await page.goto(demo.url);
+    const panel = await openDevtoolsPanel(browser);
+    const devtools = browser.context.pages().find((p) => p.url().startsWith('devtools://'))!;
+    await panel.locator('.vlist [role=row]').first().waitFor({ timeout: SLOW_MS });
+    /** Where focus is: DevTools' own document, or inside the panel's frame (and on what there). */
+    const where = async () => {
+      const outer = await devtools.evaluate(() => document.deepActiveElement?.tagName ?? document.activeElement?.tagName ?? null).catch(() => null);
+      const inner = await panel.evaluate(() => {
+        const a = document.activeElement;
+        return a && a !== document.body ? `${a.getAttribute('role') ?? a.tagName.toLowerCase()} ${a.getAttribute('aria-label') ?? ''}`.trim() : null;
+      });
+      return { outer, inner };
+    };
+    await panel.getByLabel('Free-text filter').fill('search');
+    await panel.getByRole('tab', { name: 'Surfaces' }).click();
+    await panel.locator('[role=tab][aria-selected=true]', { hasText: 'Surfaces' }).waitFor();
+    await devtools.keyboard.press('ControlOrMeta+f');
+    await until(async () => (await where()).inner === 'input Free-text filter', 'the filter focused in the panel', SLOW_MS, 20).catch(async (e) => {
+      throw new Error(`${(e as Error).message}: focus ${JSON.stringify(await where())}`);
+    });
+    assert.equal((await where()).outer, 'IFRAME', "focus stays in the panel's frame: DevTools' own search did not take Ctrl+F");
+    assert.equal((await panel.getByRole('tab', { selected: true }).innerText()).trim(), 'Timeline', 'Ctrl+F switched to the Timeline');
+    assert.deepEqual(
+      await panel.evaluate(() => {
+        const input = document.activeElement as HTMLInputElement;
+        return [input.selectionStart, input.selectionEnd];
+      }),
+      [0, 'search'.length],
+      "the filter's text selected",
+    );
+    await devtools.keyboard.type('mug');
+    assert.equal(await panel.getByLabel('Free-text filter').inputValue(), 'mug', 'typing goes to the filter');
+    await devtools.keyboard.press('Escape');
+    await until(async () => (await where()).inner === 'grid Exchanges and events', 'the list focused after Escape', SLOW_MS, 20).catch(async (e) => {
+      throw new Error(`${(e as Error).message}: focus ${JSON.stringify(await where())}`);
+    });
+    assert.equal((await where()).outer, 'IFRAME', 'Escape left focus in the panel (DevTools did not move it to its drawer)');
+    assert.equal(await panel.getByLabel('Free-text filter').inputValue(), 'mug', 'Escape kept the filter');
+    // Ctrl+F again, now from the list.
+    await devtools.keyboard.press('ControlOrMeta+f');
+    await until(async () => (await where()).inner === 'input Free-text filter', 'the filter focused again', SLOW_MS, 20).catch(async (e) => {
+      throw new Error(`${(e as Error).message}: focus ${JSON.stringify(await where())}`);
+    });
+    // Escape again, then a key DevTools only sees if the panel let it through: the panel's focus has stayed put all along.
+    await devtools.keyboard.press('Escape');
+    await until(async () => (await where()).inner === 'grid Exchanges and events', 'the list focused after the second Escape', SLOW_MS, 20);
+    await devtools.keyboard.press('End');
+    await until(async () => (await panel.locator('.vlist [role=row][aria-selected=true]').count()) === 1, 'End selected the newest row', SLOW_MS, 20);
+    assert.deepEqual(await where(), { outer: 'IFRAME', inner: 'grid Exchanges and events' }, 'focus in the panel, on its list');
+  });
 });
