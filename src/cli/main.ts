@@ -1,11 +1,14 @@
 /**
- * `oui-devtools`: the command line of OUI DevTools. One command today, `lint`.
+ * `oui-devtools`: the command line of OUI DevTools: `lint` (recordings against
+ * the conformance rules) and `generate-test` (a Playwright spec from a
+ * recording or a scenario).
  * Node only (files, streams, exit status); what it runs is the session model
  * the panel runs (src/session).
  */
 import { readFileSync } from 'node:fs';
 import { USAGE } from './options.ts';
 import { runLint, type Io } from './lint.ts';
+import { GENERATE_USAGE, runGenerateTest } from './generate-test.ts';
 
 declare const __OUI_VERSION__: string | undefined;
 
@@ -22,14 +25,15 @@ export async function main(argv: string[], io: Omit<Io, 'version'>): Promise<num
   const [command, ...rest] = argv;
   const full: Io = { ...io, version: version() };
   if (command === 'lint') return runLint(rest, full);
+  if (command === 'generate-test') return runGenerateTest(rest, full);
   if (command === '--version' || command === '-v') {
     io.stdout.write(`${full.version}\n`);
     return 0;
   }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(`oui-devtools ${full.version}\n\n${USAGE}\n`);
+    io.stdout.write(`oui-devtools ${full.version}\n\n${USAGE}\n\n${GENERATE_USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
-  io.stderr.write(`oui-devtools: unknown command ${JSON.stringify(command)} (the command is "lint"; see --help)\n`);
+  io.stderr.write(`oui-devtools: unknown command ${JSON.stringify(command)} (the commands are "lint" and "generate-test"; see --help)\n`);
   return 2;
 }

@@ -158,6 +158,8 @@ export interface Oui {
   call(surfaceId: string, actionId: string, params?: Record<string, unknown>, options?: OuiCallOptions): Promise<OuiActionResult>;
   /** Fault rules on every page and frame of the test's context. */
   readonly faults: OuiFaults;
+  /** An observation's latest value the capture holds (on `client` when given: a key or a part of its key or label), or undefined. */
+  observation(surfaceId: string, observationId: string, options?: { client?: string }): Promise<unknown>;
   /** Runs a scenario (a file path or the object) step by step through `call`; resolves with each step's verdict. */
   runScenario(file: string | OuiScenario, options?: OuiRunOptions): Promise<OuiScenarioReport>;
   // oui.serve (src/playwright/serve.ts) is declared by its helper below this line.
@@ -177,6 +179,8 @@ export interface OuiCallOptions {
   timeoutMs?: number;
   /** Send with this requestId (a same-id replay) rather than a fresh UUID v4. */
   requestId?: string;
+  /** How long to wait for the surface to be mounted on a client a request can reach (a page that just opened is still connecting; a Socket.IO client is reached once it upgraded to WebSocket). Default 5000 ms. */
+  waitMs?: number;
 }
 
 /** `action:result` (§7.3.2–§7.3.6). */
@@ -320,6 +324,8 @@ export interface OuiFixtures {
 export type OuiMatchers = {
   /** Passes when the capture shows no finding at `min` or above (default 'error'); the message lists each with its rule, section, party and event. */
   toHaveNoFindings(this: ExpectMatcherState, oui: Oui, options?: OuiFindingsOptions): Promise<MatcherReturnType>;
+  /** Passes when the value is valid against the JSON Schema (draft 2020-12 unless it says otherwise); the message lists where it is not. */
+  toMatchJsonSchema(this: ExpectMatcherState, value: unknown, schema: unknown): MatcherReturnType;
 };
 
 export declare const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions & OuiFixtures, PlaywrightWorkerArgs & PlaywrightWorkerOptions>;

@@ -13,6 +13,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BrowserContext, Frame, Page } from '@playwright/test';
 import { readHookMessage, type FlushedMessage } from '../messages.ts';
+import { isWorkerHook } from '../capture/captured-items.ts';
 import { Recorder } from '../session/wire/recorder.ts';
 import { ModelFeed, canonicalOrder } from '../session/model/merge.ts';
 import type { SessionModel } from '../session/model/session-model.ts';
@@ -77,6 +78,8 @@ interface PageCapture {
   frames: WeakMap<Frame, number>;
   /** The other way: the frame of each id, for commands addressed to a client's frame. */
   byFrameId: Map<number, Frame>;
+  /** The hook of each frame's current document (a navigation brings a new one). */
+  frameHooks: Map<number, string>;
   nextFrame: number;
 }
 
@@ -144,7 +147,10 @@ export class OuiCapture implements Oui {
       this.marked(capture, frame, message);
       return;
     }
-    const fresh = capture.recorder.accept(this.frameId(capture, frame), message);
+    const frameId = this.frameId(capture, frame);
+    const hook = (message as { hook?: unknown } | null)?.hook;
+    if (typeof hook === 'string' && !isWorkerHook(hook)) capture.frameHooks.set(frameId, hook);
+    const fresh = capture.recorder.accept(frameId, message);
     if (fresh.length) for (const l of this.listeners) l(capture.index, fresh);
   }
 
@@ -157,6 +163,18 @@ export class OuiCapture implements Oui {
   /** A page's events so far (its recorder's keys). */
   pageEvents(page: number): readonly WireEvent[] {
     return this.pages[page]?.recorder.events ?? [];
+  }
+
+  /**
+   * Whether a client is of its frame's current document: one of a document
+   * the page navigated away from is gone, though no close was captured.
+   */
+  isLive(page: number, client: WireClient): boolean {
+    const p = this.pages[page];
+    const t = client.inject;
+    if (!p || !t || t.via === 'postmessage') return true;
+    const now = p.frameHooks.get(t.frameId);
+    return now === undefined || t.hook === now || t.hook.startsWith(`${now}.`);
   }
 
   /** A page's client by its recorder key, as it is now (its injection target can come later). */
@@ -226,7 +244,7 @@ export class OuiCapture implements Oui {
 
   private newPage(page: Page | null): PageCapture {
     // Navigations keep what was captured: a test reads its whole story.
-    const capture: PageCapture = { index: this.pages.length, page, recorder: new Recorder(undefined, () => {}), frames: new WeakMap(), byFrameId: new Map(), nextFrame: 1 };
+    const capture: PageCapture = { index: this.pages.length, page, recorder: new Recorder(undefined, () => {}), frames: new WeakMap(), byFrameId: new Map(), frameHooks: new Map(), nextFrame: 1 };
     this.pages.push(capture);
     return capture;
   }
@@ -405,6 +423,22 @@ export class OuiCapture implements Oui {
     return report.result;
   }
 
+  /** An observation's latest value the capture holds (of `client` when given, a key or a part of its key or label), or undefined. */
+  async observation(surfaceId: string, observationId: string, options: { client?: string } = {}): Promise<unknown> {
+    await this.settle();
+    const snap = this.snapshot();
+    const model = this.modelOf(snap);
+    const w = options.client;
+    const keys = snap.clients.filter((c) => w === undefined || c.key === w || c.key.includes(w) || c.label.includes(w)).map((c) => c.key);
+    let best: { value: unknown; t: number } | undefined;
+    for (const key of keys) {
+      const o = model.clients.get(key)?.observations.get(`${surfaceId}/${observationId}`);
+      const last = o?.history.at(-1);
+      if (o && o.current !== undefined && (!best || (last?.t ?? 0) >= best.t)) best = { value: o.current, t: last?.t ?? 0 };
+    }
+    return best?.value;
+  }
+
   /** Runs a scenario (a file path or the object) through `call`, step by step. */
   async runScenario(file: string | Scenario, options: { stopOnFailure?: boolean; onStep?: (r: StepResult) => void } = {}): Promise<ScenarioReport> {
     let scenario: Scenario;
@@ -423,16 +457,7 @@ export class OuiCapture implements Oui {
         const base = { requestId: r.requestId, eventIds: r.eventIds, client: r.client };
         return r.status === 'not-sent' ? { ...base, error: `not sent: ${r.reason ?? r.result.error?.message}` } : { ...base, result: r.result };
       },
-      observation: async (client, surfaceId, observationId) => {
-        await this.settle();
-        const model = this.modelOf(this.snapshot());
-        const states = client !== undefined && model.clients.has(client) ? [model.clients.get(client)!] : [...model.clients.values()];
-        for (const st of states) {
-          const o = st.observations.get(`${surfaceId}/${observationId}`);
-          if (o && o.current !== undefined) return o.current;
-        }
-        return undefined;
-      },
+      observation: (client, surfaceId, observationId) => this.observation(surfaceId, observationId, client !== undefined ? { client } : {}),
     };
     return runScenario(scenario, driver, options);
   }

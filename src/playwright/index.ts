@@ -24,9 +24,11 @@ import { formatFindings } from './failure-text.ts';
 import { OUI_FIXTURE_BINDING } from './binding.ts';
 import { fixtureTimers } from './timers.ts';
 import { sessionFileText } from '../session/wire/session-file.ts';
+import { validateJson } from '../protocol/schema.ts';
 import type * as Api from './api.d.ts';
 
 export { formatFindings, OUI_FIXTURE_BINDING };
+export type { OuiActionResult, OuiCallOptions, OuiFaultRule, OuiFaults, OuiScenario, OuiScenarioReport, OuiScenarioStep, OuiStepResult, OuiRunOptions } from './api.d.ts';
 export type { Oui, OuiClient, OuiFinding, OuiFindingsOptions, OuiOptions, OuiSessionFile, OuiSessionModel, OuiSettleReport, OuiSeverity, OuiTimers, OuiWireEvent } from './api.d.ts';
 
 /** The init script: the page hook with the fixture's bridge, one IIFE (scripts/build-playwright.mjs). */
@@ -107,6 +109,21 @@ const matchers = {
           settleNote;
     return { name, pass, message, expected: `no findings at ${min} or above`, actual: found.map((f) => `${f.severity} ${f.rule} ${f.section}`) };
   },
+  toMatchJsonSchema(this: ExpectMatcherState, value: unknown, schema: unknown): MatcherReturnType {
+    const name = 'toMatchJsonSchema';
+    const v = validateJson(value, schema);
+    const hint = `expect(value)${this.isNot ? '.not' : ''}.${name}(schema)`;
+    return {
+      name,
+      pass: v.valid,
+      message: () => (v.valid ? `${hint}\n\nExpected a value the schema refuses; received one it accepts: ${short(value)}` : `${hint}\n\nReceived: ${short(value)}\n${v.errors.map((e) => `  ${e.pointer || '(the value)'}: ${e.message}`).join('\n')}`),
+    };
+  },
 } satisfies Api.OuiMatchers;
+
+function short(v: unknown): string {
+  const s = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}
 
 export const expect: typeof Api.expect = baseExpect.extend(matchers);

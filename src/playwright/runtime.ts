@@ -9,6 +9,7 @@ import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import type { Timers } from '../session/model/timers.ts';
 import { StandIn, type CallOutcome, type CallSpec, type ResultAck, type StandInOutput } from '../runtime/stand-in.ts';
 import { WireIds, planOutput } from '../runtime/stand-in-wire.ts';
+import { whyNotInjectable } from '../session/wire/injection.ts';
 import type { Frame } from '@playwright/test';
 import type { SessionModel } from '../session/model/session-model.ts';
 import type { FaultTransport } from '../runtime/faults.ts';
@@ -31,6 +32,7 @@ export interface CaptureLink {
   listen(fn: (page: number, events: WireEvent[]) => void): () => void;
   pageEvents(page: number): readonly WireEvent[];
   pageClient(page: number, key: string): WireClient | undefined;
+  isLive(page: number, client: WireClient): boolean;
   command(page: number, frameId: number, command: unknown): Promise<CommandAnswer>;
   broadcast(command: unknown): Promise<CommandAnswer[]>;
   commandFrame(frame: Frame, command: unknown): Promise<CommandAnswer>;
@@ -45,7 +47,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Use this requestId rather than a fresh UUID v4. */
   requestId?: string;
+  /** How long to wait for the surface to be mounted on a client a request can reach (default 5000 ms). */
+  waitMs?: number;
 }
+
+const WAIT_MS = 5000;
 
 /** What a call ended with, with the exchange's event ids (for a scenario's step). */
 export interface CallReport extends CallOutcome {
@@ -90,8 +96,7 @@ export class FixtureRuntime {
 
   /** Picks the client, starts the call, resolves with its outcome. */
   async call(surfaceId: string, actionId: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<CallReport> {
-    await this.capture.settle();
-    const ref = this.pick(surfaceId, options.client);
+    const ref = await this.waitForClient(surfaceId, options);
     const entry = this.entryOf(ref);
     const spec: CallSpec = { surfaceId, actionId, params, ...(options.approve ? { approve: options.approve } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.requestId ? { requestId: options.requestId } : {}) };
     const outcome = new Promise<CallOutcome>((resolve, reject) => {
@@ -103,10 +108,35 @@ export class FixtureRuntime {
     return { ...(await outcome), client: ref.key };
   }
 
+  /**
+   * The client a call goes to, once the surface is mounted on it and a request
+   * can reach it (a Socket.IO client is reached once it upgraded to WebSocket):
+   * a page that just opened has a moment to connect, `waitMs` (default 5 s).
+   */
+  private async waitForClient(surfaceId: string, options: CallOptions): Promise<ClientRef> {
+    const until = Date.now() + (options.waitMs ?? WAIT_MS);
+    for (;;) {
+      await this.capture.settle();
+      let ref: ClientRef | undefined;
+      let error: Error | undefined;
+      try {
+        ref = this.pick(surfaceId, options.client);
+      } catch (e) {
+        error = e as Error;
+      }
+      const client = ref ? (this.capture.pageClient(ref.page, ref.client.key) ?? ref.client) : undefined;
+      const why = client ? whyNotInjectable(client) : null;
+      if (ref && !why) return ref;
+      if (Date.now() >= until) throw error ?? new Error(`oui.call: cannot reach ${ref!.key}: ${why}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** The client a call goes to: named, or the one with the surface mounted; an error that says why not. */
   private pick(surfaceId: string, wanted: string | undefined): ClientRef {
     const snap = this.capture.snapshot();
-    const refs = snap.refs ?? [];
+    // Clients of documents the page navigated away from are gone.
+    const refs = (snap.refs ?? []).filter((r) => this.capture.isLive(r.page, this.capture.pageClient(r.page, r.client.key) ?? r.client));
     const model = this.capture.modelOf(snap);
     const mounted = (key: string) => model.clients.get(key)?.surfaces.has(surfaceId) === true;
     const describe = (r: ClientRef) => `${r.key} (${r.client.kind}, ${r.client.label})`;

@@ -21,6 +21,8 @@ const report = process.env.OUI_FIXTURE_REPORT;
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
+  // The stand-in runtime's suite has its own config and run (stand-in/playwright.config.ts).
+  testIgnore: 'stand-in/**',
   workers: 1,
   fullyParallel: false,
   retries: 0,

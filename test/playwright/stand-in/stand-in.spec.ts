@@ -8,8 +8,8 @@
  */
 import { test, expect } from 'oui-devtools/playwright';
 import type { Page } from '@playwright/test';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
-import { argsHashSync as independentArgsHash } from '../demo/independent/args-hash-node.ts';
+import { startDemoServer, type DemoServer } from '../../demo/server.ts';
+import { argsHashSync as independentArgsHash } from '../../demo/independent/args-hash-node.ts';
 
 type DemoState = {
   route: string;
