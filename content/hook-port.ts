@@ -4,7 +4,7 @@
  * The bridge takes the first such port and stops the message there, so no page
  * listener ever sees it and no page can speak on this line later.
  */
-import { HOOK_PORT_MARKER, PROTOCOL, readHookCommand, type HookMessage, type InjectCommand, type HoldCommand, type FaultsCommand } from '../src/messages.ts';
+import { HOOK_PORT_MARKER, PROTOCOL, readHookCommand, type HookMessage, type InjectCommand, type HoldCommand, type FaultsCommand, type ServeCommand } from '../src/messages.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
 import { lastSeqs, payloadSizes } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
@@ -15,7 +15,7 @@ import type { Downstream } from './workers/lines.ts';
 const FLUSH_RETRY_MS = 16;
 const FLUSH_TRIES = 64;
 
-export type CommandHandler = (command: InjectCommand | HoldCommand | FaultsCommand, reply: (m: HookMessage) => void) => void;
+export type CommandHandler = (command: InjectCommand | HoldCommand | FaultsCommand | ServeCommand, reply: (m: HookMessage) => void) => void;
 
 /** `workers`: the lines to the hooks of the page's workers, whose messages go out on this line and which get its subscriptions and their injections. */
 export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler, workers?: Downstream): void {

@@ -19,6 +19,7 @@ import { natives } from './natives.ts';
 import { inject } from './inject.ts';
 import { tapWorkers } from './workers/page.ts';
 import { installHookFaults } from './faults.ts';
+import { createVirtualServer } from './virtual/server.ts';
 
 function install(): void {
   const buffer = createCaptureBuffer(natives);
@@ -26,13 +27,19 @@ function install(): void {
   const faults = installHookFaults(buffer);
   // First: its global is the installed marker (below), so a second run in this document changes nothing.
   installDirectHook(buffer);
-  tapWebSocket(buffer);
-  tapPolling(buffer);
+  // Before the taps: a URL it serves is handed to it before the browser's constructor or request runs.
+  const virtual = createVirtualServer(buffer);
+  tapWebSocket(buffer, virtual);
+  tapPolling(buffer, virtual);
   const onPostMessage = tapPostMessage(buffer);
   const workers = tapWorkers(buffer);
   connectBridge(buffer, (command, reply) => {
     if (command.type === 'hook:hold') {
       buffer.heldAnswers.hold(command.hold, command.scope);
+      return;
+    }
+    if (command.type === 'hook:serve') {
+      reply({ type: 'answer', id: command.id, ...virtual.command(command) });
       return;
     }
     if (command.type === 'hook:faults') {

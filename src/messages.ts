@@ -163,7 +163,24 @@ export interface FaultsCommand {
   seed: number;
 }
 
-export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand | CoverageCommand | FaultsCommand;
+/**
+ * The virtual server (content/virtual/): while `on`, the page's WebSockets and
+ * Engine.IO long-polling requests to URLs matching `pattern` (an exact URL,
+ * or a glob on host and path: content/virtual/pattern.ts) are answered inside
+ * the page and never reach the network. Answered with `answer` and this id.
+ * Additive within protocol 2. Sent to every frame unless `frameId` names one.
+ * `pattern: ''` with `on: false` turns every pattern off.
+ */
+export interface ServeCommand {
+  type: 'hook:serve';
+  id: string;
+  pattern: string;
+  on: boolean;
+  /** Socket.IO events that ask for an acknowledgment get `{ ok: true }` (default); false: the other end answers them. */
+  autoAck?: boolean;
+}
+
+export type HookCommand = SubscribeCommand | UnsubscribeCommand | InjectCommand | HoldCommand | FlushCommand | CoverageCommand | FaultsCommand | ServeCommand;
 
 // ── bridge ↔ background ────────────────────────────────────────────────────
 
@@ -189,7 +206,7 @@ export type RelayMessage = { type: 'relay:probe' } | { type: 'relay:here' };
 // ── panel ↔ background ─────────────────────────────────────────────────────
 
 /** A command for the hook, with the frame it must reach (absent: every frame). */
-export type AddressedCommand = (InjectCommand | HoldCommand) & { frameId?: number };
+export type AddressedCommand = (InjectCommand | HoldCommand | ServeCommand) & { frameId?: number };
 
 export type FromPanel = { type: 'panel:hello'; v: number; tabId: number } | SubscribeCommand | CoverageCommand | FaultsCommand | AddressedCommand;
 
@@ -314,6 +331,10 @@ export function readHookCommand(x: unknown): HookCommand | null {
     }
     case 'hook:hold':
       return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;
+    case 'hook:serve':
+      return isString(x.id) && isString(x.pattern) && typeof x.on === 'boolean'
+        ? { type: 'hook:serve', id: x.id, pattern: x.pattern, on: x.on, ...(typeof x.autoAck === 'boolean' ? { autoAck: x.autoAck } : {}) }
+        : null;
     case 'hook:inject': {
       const target = readInjectTarget(x.target);
       if (!isString(x.id) || !target || !isStrings(x.hold)) return null;
@@ -357,7 +378,7 @@ export function readFromPanel(x: unknown): FromPanel | null {
   if (x.type === 'panel:hello') return Number.isInteger(x.v) && isFrameId(x.tabId) ? { type: 'panel:hello', v: x.v as number, tabId: x.tabId } : null;
   const command = readHookCommand(x);
   if (command?.type === 'subscribe' || command?.type === 'hook:coverage' || command?.type === 'hook:faults') return command;
-  if (command?.type === 'hook:inject' || command?.type === 'hook:hold') return isFrameId(x.frameId) ? { ...command, frameId: x.frameId } : command;
+  if (command?.type === 'hook:inject' || command?.type === 'hook:hold' || command?.type === 'hook:serve') return isFrameId(x.frameId) ? { ...command, frameId: x.frameId } : command;
   return null;
 }
 

@@ -9,6 +9,7 @@ import type { CapturedClient } from '../../src/capture/captured-items.ts';
 import { disguise, ownerOf, replaceProperty } from '../disguise.ts';
 import { BoundedMap } from '../bounded-map.ts';
 import { SafeWeakMap, exec, indexOf, slice } from '../primordials.ts';
+import type { VirtualServer } from '../virtual/server.ts';
 
 const ENGINE_URL = /[?&]EIO=\d/;
 const { apply } = Reflect;
@@ -17,11 +18,11 @@ const isView = ArrayBuffer.isView;
 /** Engine.IO endpoints a page keeps a client for; beyond, the oldest is let go (and gets a new client if it is used again). */
 export const MAX_ENDPOINTS = 64;
 
-export function tapPolling(buffer: CaptureBuffer): { readonly evicted: () => number } {
+export function tapPolling(buffer: CaptureBuffer, virtual?: VirtualServer): { readonly evicted: () => number } {
   const clients = new BoundedMap<string, CapturedClient>(MAX_ENDPOINTS);
 
   /** One client per Engine.IO endpoint; the panel splits sessions by the `sid` in each URL. */
-  function clientFor(url: string): CapturedClient {
+  function clientFor(url: string, served?: boolean): CapturedClient {
     const q = indexOf(url, '?');
     const endpoint = q === -1 ? url : slice(url, 0, q);
     let c = clients.get(endpoint);
@@ -29,6 +30,7 @@ export function tapPolling(buffer: CaptureBuffer): { readonly evicted: () => num
       c = buffer.addClient('polling', endpoint);
       clients.set(endpoint, c);
     }
+    if (served) c.served = true;
     return c;
   }
 
@@ -42,12 +44,12 @@ export function tapPolling(buffer: CaptureBuffer): { readonly evicted: () => num
     }
   }
 
-  tapXhr(buffer, clientFor, recordBody);
-  tapFetch(buffer, clientFor, recordBody);
+  tapXhr(buffer, clientFor, recordBody, virtual);
+  tapFetch(buffer, clientFor, recordBody, virtual);
   return { evicted: () => clients.evicted };
 }
 
-type ClientFor = (url: string) => CapturedClient;
+type ClientFor = (url: string, served?: boolean) => CapturedClient;
 type RecordBody = (client: CapturedClient, url: string, dir: 'in' | 'out', body: unknown) => void;
 
 function absolute(url: unknown): string {
@@ -58,7 +60,16 @@ function absolute(url: unknown): string {
   }
 }
 
-function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody): void {
+/** Whether the virtual server (content/virtual/) answers this Engine.IO URL: then the request never leaves the page. */
+function served(virtual: VirtualServer | undefined, url: string | undefined): virtual is VirtualServer {
+  try {
+    return url !== undefined && virtual !== undefined && virtual.servesPolling(url);
+  } catch {
+    return false;
+  }
+}
+
+function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody, virtual?: VirtualServer): void {
   // globalThis: the same tap runs in a page and in a worker (content/workers).
   const proto = globalThis.XMLHttpRequest?.prototype;
   if (!proto) return;
@@ -85,12 +96,13 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
     proto,
     'send',
     disguise(nativeSend, (target, thisArg, args) => {
-      const result = apply(target, thisArg, args);
       const xhr = thisArg as XMLHttpRequest;
       const url = urls.get(xhr);
+      const virtualOne = served(virtual, url);
+      const result = virtualOne ? virtual.xhr(xhr, url!, args[0]) : apply(target, thisArg, args);
       if (url) {
         try {
-          const client = clientFor(url);
+          const client = clientFor(url, virtualOne);
           recordBody(client, url, 'out', args[0]);
           buffer.natives.listen(xhr, 'load', () => {
             try {
@@ -109,18 +121,29 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
   );
 }
 
-function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody): void {
+function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody, virtual?: VirtualServer): void {
   const { after } = buffer.natives;
   const nativeFetch = globalThis.fetch;
   if (typeof nativeFetch !== 'function') return;
   const fetch = disguise(nativeFetch, (target, thisArg, args) => {
-    const promise = apply(target, thisArg, args) as Promise<Response>;
+    // A string or URL the virtual server answers (engine.io-client's): it never leaves the page. A Request's body could not be read in time.
+    let virtualUrl: string | undefined;
+    try {
+      const input = args[0];
+      if (virtual && !(input instanceof Request) && exec(ENGINE_URL, String(input))) {
+        const url = absolute(input);
+        if (served(virtual, url)) virtualUrl = url;
+      }
+    } catch {
+      virtualUrl = undefined;
+    }
+    const promise = (virtualUrl !== undefined ? virtual!.fetch(virtualUrl, (args[1] as RequestInit | undefined)?.body) : apply(target, thisArg, args)) as Promise<Response>;
     try {
       const input = args[0];
       const raw = input instanceof Request ? input.url : String(input);
       if (exec(ENGINE_URL, raw)) {
         const url = absolute(raw);
-        const client = clientFor(url);
+        const client = clientFor(url, virtualUrl !== undefined);
         recordBody(client, url, 'out', (args[1] as RequestInit | undefined)?.body);
         // A side branch: the app's own promise is returned untouched.
         after(

@@ -16,6 +16,7 @@ import { SafeMap, SafeWeakMap } from '../primordials.ts';
 import { socketIoResultAck } from '../socketio-ack.ts';
 import { ackFrame, decodeFrame, encodeFrame, faultsOn, hookFaults, type Carrier } from '../faults.ts';
 import { exec } from '../primordials.ts';
+import type { VirtualServer } from '../virtual/server.ts';
 
 /** An Engine.IO endpoint: its frames are Socket.IO packets, not plain JSON. */
 const ENGINE_URL = /[?&]EIO=\d/;
@@ -32,7 +33,17 @@ const NativeWeakRef = WeakRef;
 const NativeMessageEvent = MessageEvent;
 const dispatch = EventTarget.prototype.dispatchEvent;
 const isTrustedOf = uncurry(getter(Event.prototype, 'isTrusted') as (this: never) => boolean);
-const urlOf = uncurry(getter(typeof WebSocket === 'function' ? WebSocket.prototype : undefined, 'url') as (this: never) => string);
+const nativeUrlOf = uncurry(getter(typeof WebSocket === 'function' ? WebSocket.prototype : undefined, 'url') as (this: never) => string);
+/** A socket's URL by the browser's getter; a virtual server's socket (content/virtual/), which that getter refuses, says its own. */
+const urlOf: ((ws: unknown) => string) | undefined = nativeUrlOf
+  ? (ws) => {
+      try {
+        return nativeUrlOf(ws);
+      } catch {
+        return (ws as WebSocket).url;
+      }
+    }
+  : undefined;
 
 /** An inbound frame delivered to the app's listeners as if its peer had sent it. */
 export function deliverToSocket(buffer: CaptureBuffer, ws: WebSocket, data: string): void {
@@ -46,7 +57,7 @@ const NativeBlob = typeof Blob === 'function' ? Blob : undefined;
 const isView = ArrayBuffer.isView;
 const { apply, construct } = Reflect;
 
-export function tapWebSocket(buffer: CaptureBuffer): void {
+export function tapWebSocket(buffer: CaptureBuffer, virtual?: VirtualServer): void {
   const Native = window.WebSocket;
   if (typeof Native !== 'function') return;
   const { natives } = buffer;
@@ -84,7 +95,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     };
   }
 
-  function tap(ws: WebSocket): void {
+  function tap(ws: WebSocket): CapturedClient {
     const client = buffer.addClient('websocket', String(urlOf ? urlOf(ws) : ws.url));
     const inbound = frame(client, 'in');
     listen(ws, 'message', (e) => {
@@ -109,6 +120,7 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     clientOf.set(ws, client.id);
     sockets.set(client.id, new NativeWeakRef(ws));
     listen(ws, 'close', () => sockets.delete(client.id));
+    return client;
   }
   const outbound: WeakMap<WebSocket, FrameRecorder> = new SafeWeakMap();
   /** Each socket's inbound recorder, for what a fault rule records without delivering. */
@@ -117,6 +129,16 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
   const clientOf: WeakMap<WebSocket, string> = new SafeWeakMap();
 
   const proxy = disguiseConstructor(Native, (target, args, newTarget) => {
+    // A URL the virtual server answers: its socket, captured as any, and the browser's constructor never runs.
+    if (virtual) {
+      let served: WebSocket | undefined;
+      try {
+        served = virtual.socket(args[0], args[1], newTarget, tap);
+      } catch {
+        // Not served: the network has it.
+      }
+      if (served) return served;
+    }
     const ws = construct(target, args, newTarget) as WebSocket;
     try {
       tap(ws);
@@ -131,6 +153,13 @@ export function tapWebSocket(buffer: CaptureBuffer): void {
     // A method definition of the native's name and length: see disguiseMethod.
     send(this: WebSocket, data: unknown): void {
       const out = outbound.get(this);
+      const served = out && virtual?.of(this);
+      if (served) {
+        const held = buffer.heldAnswers.active && typeof data === 'string' && buffer.heldAnswers.matches(data, clientOf.get(this) ?? '');
+        // Throws while connecting, as the browser's does; recorded only when it went (the socket was open).
+        if (served.send(data)) out(data, held ? { held: true } : undefined);
+        return;
+      }
       if (!out && typeof this === 'object' && this !== null) {
         // A socket of another realm (this frame's send, borrowed by a same-origin frame): its own hook sends and records it.
         // eslint-disable-next-line prefer-rest-params

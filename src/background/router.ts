@@ -44,6 +44,8 @@ export function createRouter(deps: RouterDeps) {
   const staleHere = new Set<number>();
   /** Each watched tab's fault rules (the last `hook:faults` a panel sent), for documents that load after it. */
   const faults = new Map<number, FaultsCommand>();
+  /** Tabs whose panel turned the virtual server on: turned off with the tab's last panel. */
+  const serving = new Set<number>();
   function markStale(tabId: number): void {
     staleHere.add(tabId);
     deps.staleTabs?.mark(tabId);
@@ -102,6 +104,11 @@ export function createRouter(deps: RouterDeps) {
         if (m.rules.length) faults.set(tabId, m);
         else faults.delete(tabId);
         void deps.sendToTab(tabId, m);
+      } else if (m.type === 'hook:serve') {
+        // A serve rule is a URL pattern only: every frame's hook takes it, unless one frame is named.
+        const { frameId, ...command } = m;
+        if (m.on) serving.add(tabId);
+        void deps.sendToTab(tabId, command, frameId);
       } else {
         // An injection or a hold names one frame; sent to every frame, a third-party frame's hook would read it.
         const { frameId, ...command } = m;
@@ -117,6 +124,8 @@ export function createRouter(deps: RouterDeps) {
         void deps.sendToTab(tabId, { type: 'unsubscribe' });
         // Faults are on only while a panel shows them (as DevTools' throttling ends with DevTools).
         if (faults.delete(tabId)) void deps.sendToTab(tabId, { type: 'hook:faults', rules: [], seed: 0 });
+        // So is the virtual server: with no panel to answer for it, the app's connections go to the network again.
+        if (serving.delete(tabId)) void deps.sendToTab(tabId, { type: 'hook:serve', id: 'serve-off', pattern: '', on: false });
       }
     });
   }

@@ -33,6 +33,8 @@ export interface CapturedClient {
    * posted it; `message`: where its message event arrived).
    */
   port?: { at: string; from?: string };
+  /** A connection the virtual server answered inside the page (content/virtual/): it never reached the network. */
+  served?: boolean;
 }
 
 /**
