@@ -11,6 +11,9 @@ import { decodePacket, decodePayload, encodePayload } from 'engine.io-parser';
 import { Decoder, Encoder, PacketType } from 'socket.io-parser';
 import { glob, matchesServe, normalizePattern } from '../../content/virtual/pattern.ts';
 import { EngineSession, MAX_PAYLOAD, PING_INTERVAL, PING_TIMEOUT, sidOf, type PollAnswer, type WsLink } from '../../content/virtual/engine.ts';
+import { createRouter } from '../../src/background/router.ts';
+import { PROTOCOL, readFromPanel, readHookCommand } from '../../src/messages.ts';
+import { FakePort } from '../support/fake-port.ts';
 
 describe('serve patterns', () => {
   const cases: Array<[string, string, boolean]> = [
@@ -195,5 +198,44 @@ describe('Engine.IO / Socket.IO session', () => {
     assert.deepEqual(h.ended, [s.sid]);
     assert.equal(h.timers.at(-1)!.cleared, true);
     assert.deepEqual(s.post('40'), { status: 400, body: '{"code":1,"message":"Session ID unknown"}' });
+  });
+});
+
+describe('hook:serve on its way: messages and the background', () => {
+  const ORIGIN = 'chrome-extension://abcdefghijklmnop';
+
+  test('read by the guards: a pattern and a switch, autoAck only when boolean, a frame when named', () => {
+    assert.deepEqual(readHookCommand({ type: 'hook:serve', id: 's', pattern: '/ws', on: true, autoAck: 'no' }), { type: 'hook:serve', id: 's', pattern: '/ws', on: true });
+    assert.deepEqual(readHookCommand({ type: 'hook:serve', id: 's', pattern: '/ws', on: false, autoAck: false }), { type: 'hook:serve', id: 's', pattern: '/ws', on: false, autoAck: false });
+    assert.equal(readHookCommand({ type: 'hook:serve', id: 's', pattern: 3, on: true }), null);
+    assert.equal(readHookCommand({ type: 'hook:serve', id: 's', pattern: '/ws', on: 'yes' }), null);
+    assert.deepEqual(readFromPanel({ type: 'hook:serve', id: 's', pattern: '/ws', on: true, frameId: 3 }), { type: 'hook:serve', id: 's', pattern: '/ws', on: true, frameId: 3 });
+  });
+
+  test('the background sends it to every frame of the panel\'s tab (or the one named), and turns serving off with the last panel', () => {
+    const calls: Array<{ tabId: number; message: unknown; frameId: number | undefined }> = [];
+    const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async (tabId, message, frameId) => void calls.push({ tabId, message, frameId }) ?? true });
+    const panel = () => {
+      const p = new FakePort('panel', { url: `${ORIGIN}/panel.html`, id: 'abcdefghijklmnop' });
+      router.connect(p);
+      p.send({ type: 'panel:hello', v: PROTOCOL, tabId: 7 });
+      return p;
+    };
+    const a = panel();
+    const b = panel();
+    a.send({ type: 'hook:serve', id: 's1', pattern: '/ws-json', on: true });
+    b.send({ type: 'hook:serve', id: 's2', pattern: '/socket.io/', on: true, frameId: 2 });
+    assert.deepEqual(calls, [
+      { tabId: 7, message: { type: 'hook:serve', id: 's1', pattern: '/ws-json', on: true }, frameId: undefined },
+      { tabId: 7, message: { type: 'hook:serve', id: 's2', pattern: '/socket.io/', on: true }, frameId: 2 },
+    ]);
+    calls.length = 0;
+    a.close();
+    assert.deepEqual(calls, [], 'another panel still answers for the tab');
+    b.close();
+    assert.deepEqual(
+      calls.filter((c) => (c.message as { type: string }).type === 'hook:serve'),
+      [{ tabId: 7, message: { type: 'hook:serve', id: 'serve-off', pattern: '', on: false }, frameId: undefined }],
+    );
   });
 });
