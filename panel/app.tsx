@@ -18,6 +18,8 @@ import { TimersButton } from './views/timers.tsx';
 import { CaptureLosses } from './views/capture-losses.tsx';
 import { Coverage, CoverageWarning } from './views/coverage.tsx';
 import { Faults, FaultsBanner } from './views/faults.tsx';
+import { Runtime, StandInBanner } from './views/runtime.tsx';
+import { Scenarios } from './views/scenarios.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar, harText } from '../src/session/har/export.ts';
 import { IMPORT_ACCEPT, importFiles } from './drop-import.tsx';
@@ -32,6 +34,8 @@ const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => 
   { id: 'findings', label: 'Findings', render: () => <Findings /> },
   { id: 'inject', label: 'Inject', render: () => <Inject /> },
   { id: 'faults', label: 'Faults', render: () => <Faults /> },
+  { id: 'runtime', label: 'Runtime', render: () => <Runtime /> },
+  { id: 'scenarios', label: 'Scenarios', render: () => <Scenarios /> },
   { id: 'coverage', label: 'Coverage', render: (tabId) => <Coverage tabId={tabId} /> },
 ];
 
@@ -262,6 +266,7 @@ export function App({ tabId }: { tabId: number | null }) {
       </header>
       {source.value === 'live' && <CaptureBanner tabId={tabId} />}
       <FaultsBanner />
+      <StandInBanner />
       <Tabs />
       <Notice />
       <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>

@@ -48,9 +48,20 @@ export class FaultRules {
     this.send = null;
   }
 
+  /**
+   * Seats taken by the panel's stand-in runtime (takeover rules, panel/stand-in.ts):
+   * no experiment of the user's, so neither listed nor kept; applied before the user's rules.
+   */
+  readonly seats = signal<FaultRule[]>([]);
+
+  setSeats(rules: FaultRule[]): void {
+    this.seats.value = rules;
+    this.apply();
+  }
+
   /** Sends the set to every frame (again: a reconnect, a new document). */
   apply(): void {
-    const rules = anyActive(this.rules.value) ? this.rules.value : [];
+    const rules = [...this.seats.value, ...(anyActive(this.rules.value) ? this.rules.value : [])];
     this.send?.({ type: 'hook:faults', rules, seed: this.seed.value });
   }
 

@@ -29,6 +29,8 @@ import { isWorkerHook } from '../src/capture/captured-items.ts';
 import type { Connection, ConnectionHandlers } from './connection.ts';
 import { Injector, type SavedStore } from './injector.ts';
 import { FaultRules } from './faults.ts';
+import { StandInSeats } from './stand-in.ts';
+import { ScenarioBook } from './scenarios.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
 import { COVERAGE_POLL_MS, CoverageWatch } from './coverage-watch.ts';
 import { TimelineFilter, type Matches, type UpdateMode } from './incremental-filter.ts';
@@ -36,7 +38,7 @@ import { EventRows, Exchanges, type Rows } from './exchanges.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import { clock, typeLabel, type Category } from './display-text.ts';
 
-export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'coverage';
+export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'runtime' | 'scenarios' | 'coverage';
 export type DetailTab = 'payload' | 'raw' | 'exchange';
 /** The Timeline's rows: one per exchange (a request with its receipt, results and acks), or one per event. */
 export type RowsMode = 'exchanges' | 'events';
@@ -128,6 +130,10 @@ export class PanelStore {
   readonly injector: Injector;
   /** The user's fault rules for this tab (the Faults view, the banner). */
   readonly faults: FaultRules;
+  /** The panel in the runtime's seat: stand-ins per client, takeovers, the virtual server (the Runtime view). */
+  readonly standIn: StandInSeats;
+  /** Scenarios saved per origin, and their runs (the Scenarios view). */
+  readonly scenarios: ScenarioBook;
   readonly site: CaptureSite;
   /** Which frames and workers of the tab the capture sees, and why not the others. */
   readonly coverage = new CoverageWatch(() => this.session.peek().recorder.clients.values());
@@ -164,6 +170,14 @@ export class PanelStore {
     if (env.settings.get('oui.timelineRows') === 'events') this.ui.timeline.rows.value = 'events';
     this.injector = new Injector(env.saved);
     this.faults = new FaultRules(env.saved);
+    this.standIn = new StandInSeats({
+      send: (m) => (this.connection ? (this.connection.send(m), true) : false),
+      recorder: () => this.session.peek().recorder,
+      model: () => this.session.peek().model,
+      timers: () => this.timers.peek(),
+      setSeats: (rules) => this.faults.setSeats(rules),
+    });
+    this.scenarios = new ScenarioBook(env.saved, this.standIn);
     this.site = new CaptureSite(env.sites);
     const recorder = this.liveRecorder();
     const feed = this.newFeed(recorder);
@@ -357,7 +371,7 @@ export class PanelStore {
     this.connection = this.env.connect(tabId, {
       cursors: () => this.session.peek().recorder.intake.cursors(),
       capture: (frameId, message) => {
-        if (message.type === 'answer') return this.injector.onAnswer(message);
+        if (message.type === 'answer') return void (this.standIn.onAnswer(message) || this.injector.onAnswer(message));
         if (this.source.value !== 'live') return;
         this.site.heardHook();
         if (message.type === 'coverage') return this.coverage.heard(frameId, message.hook, undefined, message.report);
@@ -369,7 +383,10 @@ export class PanelStore {
         if (recorder.otherProtocol !== undefined && !this.notice.value) this.notice.value = protocolNotice(recorder.otherProtocol);
         // After accept: a new top-frame hook (a navigation) has started a fresh feed by then.
         this.session.peek().feed.noteHook(message.hook, Date.now());
-        if (fresh.length) this.feedLive(fresh);
+        if (fresh.length) {
+          this.feedLive(fresh);
+          this.standIn.observe(fresh);
+        }
         if (recorder.clients.size !== clientsBefore) this.coverage.touch();
         // A state (what the hook dropped) or a skip (what could not be carried) changes the status line's counts.
         if (fresh.length || message.type === 'items' || message.type === 'state' || message.type === 'skipped') this.redraw();
@@ -427,6 +444,7 @@ export class PanelStore {
       clearTimeout(this.releaseTimer);
       this.releaseTimer = undefined;
       this.faults.detach();
+      this.standIn.close();
       this.connection?.close();
       this.connection = null;
     };

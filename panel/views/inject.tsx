@@ -36,7 +36,7 @@ export function clientOption(model: SessionModel, client: WireClient): string {
  * earlier but not mounted now is listed greyed out, and stays chosen when it
  * unmounts.
  */
-function Pickers({ c, choices, client, surface, update }: { c: ComposerState; choices: SurfaceChoice[]; client: WireClient | undefined; surface: OUISurface | undefined; update: Update }) {
+export function Pickers({ c, choices, client, surface, update }: { c: ComposerState; choices: SurfaceChoice[]; client: WireClient | undefined; surface: OUISurface | undefined; update: Update }) {
   const { model, recorder } = useModel();
   const injectable = [...recorder.clients.values()].filter((cl) => model.clients.get(cl.key)?.surfaces.size || model.clients.get(cl.key)?.lifecycle.length);
   const choice = choices.find((x) => x.id === c.surfaceId);
@@ -100,7 +100,7 @@ function Pickers({ c, choices, client, surface, update }: { c: ComposerState; ch
 }
 
 /** The params, as a form generated from the input schema and as JSON, with the schema's verdict as you type. */
-function ParamsEditors({ c, action, parsed, validation, update }: { c: ComposerState; action: OUIAction; parsed: Parsed; validation: Validation | null; update: Update }) {
+export function ParamsEditors({ c, action, parsed, validation, update }: { c: ComposerState; action: OUIAction; parsed: Parsed; validation: Validation | null; update: Update }) {
   return (
     <div class="editors">
       <div class="form-pane">

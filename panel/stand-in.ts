@@ -1,0 +1,397 @@
+/**
+ * The panel in the runtime's seat (issue 21, item 2): one stand-in runtime
+ * (src/runtime/stand-in.ts) per client the user sends to, fed the client's
+ * events as the capture decodes them, its outputs delivered as hook commands
+ * (src/runtime/stand-in-wire.ts) through the panel's line, its deadlines and
+ * re-sends on one timer. The Runtime view shows and drives it; the Scenarios
+ * view runs its steps through `call`.
+ *
+ * Take over: the faults helper's `takeoverRule` for the client, applied with
+ * the user's rules (they are one set in the hook), drops what the app's real
+ * runtime sends that client while the stand-in answers. Serve: the virtual
+ * server (`hook:serve`) answers the page's connections to a URL pattern
+ * inside the page, so the stand-in is the only runtime there is.
+ *
+ * Acknowledgments: where the transport carries one (Socket.IO, direct), the
+ * hook accepts the client's answer to an injected request in the runtime's
+ * place; a result the fault rules refused reaches the capture marked so, and
+ * the stand-in takes it as refused (it waits for the trimmed re-send).
+ */
+import { batch, signal } from '@preact/signals';
+import { StandIn, APPROVAL_ASK, type CallOutcome, type CallSpec, type StandInOutput } from '../src/runtime/stand-in.ts';
+import { WireIds, planOutput } from '../src/runtime/stand-in-wire.ts';
+import { takeoverRule, type FaultRule } from '../src/runtime/faults.ts';
+import type { FromPanel, AnswerMessage } from '../src/messages.ts';
+import type { Recorder } from '../src/session/wire/recorder.ts';
+import type { SessionModel } from '../src/session/model/session-model.ts';
+import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
+import type { Timers } from '../src/session/model/timers.ts';
+import type { ScenarioDriver, ScenarioStep, StepCall } from '../src/runtime/scenario.ts';
+import { freshComposer, type ComposerState } from './composer.ts';
+
+/** One call the stand-in made, as the Runtime view lists it. */
+export interface CallRow {
+  callId: string;
+  client: string;
+  surfaceId: string;
+  actionId: string;
+  params: Record<string, unknown>;
+  t: number;
+  requestId?: string;
+  /** How many times the request went (1 + re-sends, §7.3.7). */
+  sends: number;
+  state: 'approval' | 'pending' | 'done' | 'failed';
+  outcome?: CallOutcome;
+  /** Why it could not be delivered. */
+  error?: string;
+  /** The acknowledgments of its results: accepted, or refused and why. */
+  acks: string[];
+  approvalId?: string;
+  /** Sent with an approval it did not ask for now (a grant reused on purpose). */
+  reused?: boolean;
+}
+
+/** An approval the stand-in issued: asked of the tab for exactly these params, then used once (or reused on purpose). */
+export interface IssuedApproval {
+  approvalId: string;
+  argsHash: string;
+  surfaceId: string;
+  actionId: string;
+  params: Record<string, unknown>;
+  client: string;
+  /** asked: waiting for the tab; granted: sent with the request; refused: the tab denied or never answered. */
+  state: 'asked' | 'granted' | 'refused';
+  /** Requests sent under it (more than one: reused). */
+  uses: number;
+  why?: string;
+}
+
+/** A URL pattern the virtual server answers in the page. */
+export interface ServedPattern {
+  pattern: string;
+  state: 'starting' | 'on' | 'failed';
+  error?: string;
+}
+
+export interface StandInDeps {
+  send(m: FromPanel): boolean | void;
+  recorder(): Recorder;
+  model(): SessionModel;
+  timers(): Readonly<Timers>;
+  /** Takeover rules go with the user's fault rules: the hook holds one set. */
+  setSeats(rules: FaultRule[]): void;
+}
+
+interface Entry {
+  standIn: StandIn;
+  key: string;
+  waiters: Map<string, (o: CallOutcome | { error: string }) => void>;
+}
+
+/** The connection a fault rule names: the tap's `${hook}/${client}`, or the postMessage pairing key. */
+export function tapOf(client: WireClient): string {
+  const t = client.inject;
+  return t && t.via !== 'postmessage' ? `${t.hook}/${t.client}` : client.key;
+}
+
+/** Whether the virtual server answered this client inside the page (the capture marks it). */
+export function isServed(client: WireClient): boolean {
+  return (client as WireClient & { served?: boolean }).served === true;
+}
+
+const MAX_CALLS = 200;
+
+export class StandInSeats {
+  /** Clients whose live connection the stand-in took over: key → the tap its rule names. */
+  readonly taken = signal<ReadonlyMap<string, string>>(new Map());
+  readonly calls = signal<CallRow[]>([]);
+  readonly approvals = signal<IssuedApproval[]>([]);
+  readonly served = signal<ServedPattern[]>([]);
+  /** The Runtime view's composer: the Inject view's state and form, its own values. */
+  readonly composer = signal<ComposerState>(freshComposer());
+  /** Bumped when a stand-in's state changed (surfaces held, knownSurfaces): the view re-reads it. */
+  readonly version = signal(0);
+  private readonly entries = new Map<string, Entry>();
+  private readonly ids = new WireIds('stand-in');
+  /** Command ids → what they delivered, for the hook's answer. */
+  private readonly sent = new Map<string, { client: string; callId?: string; serve?: string }>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly deps: StandInDeps) {}
+
+  // ── takeover ──────────────────────────────────────────────────────────────
+
+  takeOver(client: WireClient): void {
+    const next = new Map(this.taken.peek());
+    next.set(client.key, tapOf(client));
+    this.taken.value = next;
+    this.applySeats();
+  }
+
+  giveBack(key: string): void {
+    const next = new Map(this.taken.peek());
+    if (!next.delete(key)) return;
+    this.taken.value = next;
+    this.applySeats();
+  }
+
+  giveBackAll(): void {
+    if (!this.taken.peek().size) return;
+    this.taken.value = new Map();
+    this.applySeats();
+  }
+
+  private applySeats(): void {
+    this.deps.setSeats([...this.taken.peek().values()].map((tap) => takeoverRule(tap)));
+  }
+
+  // ── serve ────────────────────────────────────────────────────────────────
+
+  serve(pattern: string): void {
+    const p = pattern.trim();
+    if (!p) return;
+    const id = this.ids.id();
+    this.sent.set(id, { client: '', serve: p });
+    this.served.value = [...this.served.peek().filter((s) => s.pattern !== p), { pattern: p, state: 'starting' }];
+    if (this.deps.send({ type: 'hook:serve', id, pattern: p, on: true }) === false) this.setServe(p, { state: 'failed', error: 'not connected to a tab' });
+  }
+
+  stopServing(pattern: string): void {
+    this.deps.send({ type: 'hook:serve', id: this.ids.id(), pattern, on: false });
+    this.served.value = this.served.peek().filter((s) => s.pattern !== pattern);
+  }
+
+  private setServe(pattern: string, patch: Partial<ServedPattern>): void {
+    this.served.value = this.served.peek().map((s) => (s.pattern === pattern ? { ...s, ...patch } : s));
+  }
+
+  // ── the stand-ins ────────────────────────────────────────────────────────
+
+  /** The stand-in of a client, made (and told the client's history) on first use. */
+  standInOf(client: WireClient): StandIn {
+    return this.entryOf(client).standIn;
+  }
+
+  /** The stand-in of a client if one was made. */
+  peek(key: string): StandIn | undefined {
+    return this.entries.get(key)?.standIn;
+  }
+
+  private entryOf(client: WireClient): Entry {
+    let e = this.entries.get(client.key);
+    if (e) return e;
+    const t = this.deps.timers();
+    const standIn = new StandIn(client, {
+      timers: { syncMs: t.syncMs, asyncAckMs: t.asyncAckMs },
+      // The hook refuses by the user's `refuse-result` rules; the capture marks what it refused.
+      refuse: (_r, ev) => (ev.fault === 'refused' ? `refused by fault rule ${ev.faulted ?? ''}`.trim() : null),
+    });
+    e = { standIn, key: client.key, waiters: new Map() };
+    this.entries.set(client.key, e);
+    standIn.observe(
+      this.deps.recorder().events.filter((ev) => ev.client === client.key),
+      Date.now(),
+    );
+    return e;
+  }
+
+  /** The client's events as the capture decodes them. */
+  observe(events: readonly WireEvent[]): void {
+    if (!this.entries.size) return;
+    const now = Date.now();
+    let changed = false;
+    for (const e of this.entries.values()) {
+      const mine = events.filter((ev) => ev.client === e.key);
+      if (!mine.length) continue;
+      changed = true;
+      this.noteAcks(e, mine);
+      this.deliver(e, e.standIn.observe(mine, now));
+    }
+    if (changed) this.version.value++;
+    this.schedule();
+  }
+
+  /** The acknowledgment each result of a call got, as the capture shows it: the hook's acceptance, or a fault rule's refusal. */
+  private noteAcks(e: Entry, events: readonly WireEvent[]): void {
+    const rows = this.calls.peek();
+    let next: CallRow[] | null = null;
+    for (const ev of events) {
+      if (ev.kind !== 'event' || ev.type !== 'action:result' || ev.dir !== 'out') continue;
+      const rid = (ev.payload as { requestId?: unknown } | undefined)?.requestId;
+      const i = rows.findIndex((r) => r.client === e.key && r.requestId === rid);
+      if (i < 0) continue;
+      next ??= [...rows];
+      const row = next[i]!;
+      const interim = (ev.payload as { interim?: unknown }).interim === true;
+      const word = ev.fault === 'refused' ? `refused (fault rule ${ev.faulted})` : !ev.wantsAck ? (interim ? 'interim result (no acknowledgment asked)' : 'result (no acknowledgment asked)') : interim ? 'interim result accepted' : 'accepted { ok: true }';
+      next[i] = { ...row, acks: [...row.acks, word] };
+    }
+    if (next) this.calls.value = next;
+  }
+
+  /** The hook's word on a command the stand-in sent; true when it was one. */
+  onAnswer(m: AnswerMessage): boolean {
+    const s = this.sent.get(m.id);
+    if (!s) return false;
+    this.sent.delete(m.id);
+    if (s.serve !== undefined) {
+      this.setServe(s.serve, m.ok ? { state: 'on' } : { state: 'failed', error: m.error ?? 'refused' });
+      return true;
+    }
+    if (!m.ok && s.callId) this.fail(s.client, s.callId, m.error ?? 'not delivered');
+    return true;
+  }
+
+  /**
+   * Starts a call on `client`. `approve: true` asks the tab for the user's
+   * approval of exactly these params first (the approval issued is listed);
+   * `{ approvalId }` sends one issued before (a reuse, on purpose).
+   */
+  call(client: WireClient, spec: CallSpec): Promise<CallOutcome | { error: string }> {
+    const e = this.entryOf(client);
+    return new Promise((resolve) => {
+      const { callId, outputs } = e.standIn.call(spec, Date.now());
+      e.waiters.set(callId, resolve);
+      const reused = typeof spec.approve === 'object';
+      const row: CallRow = {
+        callId,
+        client: client.key,
+        surfaceId: spec.surfaceId,
+        actionId: spec.actionId,
+        params: spec.params,
+        t: Date.now(),
+        sends: 0,
+        state: 'pending',
+        acks: [],
+        ...(reused ? { approvalId: (spec.approve as { approvalId: string }).approvalId, reused: true } : {}),
+      };
+      this.calls.value = [row, ...this.calls.peek()].slice(0, MAX_CALLS);
+      if (reused) this.updateApproval((spec.approve as { approvalId: string }).approvalId, (a) => ({ ...a, uses: a.uses + 1 }));
+      this.deliver(e, outputs);
+      this.schedule();
+    });
+  }
+
+  private updateRow(callId: string, fn: (r: CallRow) => CallRow): void {
+    this.calls.value = this.calls.peek().map((r) => (r.callId === callId ? fn(r) : r));
+  }
+
+  private updateApproval(approvalId: string, fn: (a: IssuedApproval) => IssuedApproval): void {
+    this.approvals.value = this.approvals.peek().map((a) => (a.approvalId === approvalId ? fn(a) : a));
+  }
+
+  private deliver(e: Entry, outputs: StandInOutput[]): void {
+    batch(() => {
+      for (const out of outputs) {
+        if (out.kind === 'done') {
+          const row = this.calls.peek().find((r) => r.callId === out.callId);
+          this.updateRow(out.callId, (r) => ({ ...r, state: 'done', outcome: out.outcome, requestId: r.requestId ?? (out.outcome.requestId || undefined) }));
+          if (row?.approvalId && !row.reused && out.outcome.status === 'not-sent') this.updateApproval(row.approvalId, (a) => ({ ...a, state: 'refused', why: out.outcome.reason ?? 'not granted' }));
+          const w = e.waiters.get(out.callId);
+          e.waiters.delete(out.callId);
+          w?.(out.outcome);
+          continue;
+        }
+        if (out.kind === 'ack') continue; // Said from the capture (noteAcks): the hook acknowledges, or a rule refused.
+        if (out.kind === 'request') {
+          this.updateRow(out.callId, (r) => ({ ...r, state: 'pending', requestId: out.request.requestId, sends: r.sends + 1, ...(out.request.approval && !r.approvalId ? { approvalId: out.request.approval.approvalId } : {}) }));
+          const a = out.request.approval;
+          if (a && !out.repeat) this.updateApproval(a.approvalId, (x) => (x.state === 'asked' ? { ...x, state: 'granted', uses: x.uses + 1 } : x));
+        }
+        if (out.kind === 'event' && out.type === APPROVAL_ASK) {
+          const p = out.payload as { approvalId: string; argsHash: string; surfaceId: string; actionId: string; params: Record<string, unknown> };
+          this.approvals.value = [{ approvalId: p.approvalId, argsHash: p.argsHash, surfaceId: p.surfaceId, actionId: p.actionId, params: p.params, client: e.key, state: 'asked', uses: 0 }, ...this.approvals.peek()];
+          this.updateRow(out.callId, (r) => ({ ...r, state: 'approval', approvalId: p.approvalId }));
+        }
+        // The client as it is now: a Socket.IO client's injection target appears once it upgraded.
+        const client = this.deps.recorder().clients.get(e.key) ?? e.standIn.client;
+        const plan = planOutput(client, out, this.ids);
+        if (!plan.ok) {
+          this.fail(e.key, out.callId, plan.error);
+          continue;
+        }
+        for (const { command, frameId } of plan.commands) {
+          this.sent.set(command.id, { client: e.key, callId: out.callId });
+          if (this.deps.send({ ...command, frameId }) === false) this.fail(e.key, out.callId, 'not connected to a tab');
+        }
+      }
+    });
+  }
+
+  private fail(key: string, callId: string, error: string): void {
+    const e = this.entries.get(key);
+    const w = e?.waiters.get(callId);
+    e?.waiters.delete(callId);
+    this.updateRow(callId, (r) => (r.state === 'done' ? r : { ...r, state: 'failed', error }));
+    w?.({ error });
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    let at = Infinity;
+    for (const e of this.entries.values()) at = Math.min(at, e.standIn.nextWake() ?? Infinity);
+    if (!Number.isFinite(at)) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        const now = Date.now();
+        for (const e of this.entries.values()) this.deliver(e, e.standIn.tick(now));
+        this.version.value++;
+        this.schedule();
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+
+  /** Stops the timer (the panel closes). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  // ── scenarios ────────────────────────────────────────────────────────────
+
+  /** The client a step goes to: named (key, or a part of its key or label), or the one with the surface mounted; or why none. */
+  pick(surfaceId: string, wanted: string | undefined): WireClient | string {
+    const recorder = this.deps.recorder();
+    const model = this.deps.model();
+    const all = [...recorder.clients.values()];
+    const mounted = (c: WireClient) => model.clients.get(c.key)?.surfaces.has(surfaceId) === true;
+    let candidates = all;
+    if (wanted !== undefined) {
+      const exact = all.filter((c) => c.key === wanted);
+      candidates = exact.length ? exact : all.filter((c) => c.key.includes(wanted) || c.label.includes(wanted));
+      if (!candidates.length) return `no client matches "${wanted}"`;
+    }
+    const having = candidates.filter(mounted);
+    if (!having.length) return `${surfaceId} is mounted on no ${wanted !== undefined ? `client matching "${wanted}"` : 'client'}`;
+    // A reconnected client replaces the one it reconnects for.
+    const live = having.filter((c) => !having.some((o) => o.replaces === c.key));
+    if (live.length > 1) return `${surfaceId} is mounted on ${live.length} clients: name one in the step's client`;
+    return live[0]!;
+  }
+
+  /** Runs scenario steps through the stand-ins. */
+  driver(): ScenarioDriver {
+    return {
+      call: async (step: ScenarioStep): Promise<StepCall> => {
+        const client = this.pick(step.surfaceId, step.client);
+        if (typeof client === 'string') return { eventIds: [], error: client };
+        const spec: CallSpec = { surfaceId: step.surfaceId, actionId: step.actionId, params: step.params, ...(step.approve ? { approve: step.approve } : {}), ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) };
+        const o = await this.call(client, spec);
+        if ('error' in o) return { eventIds: [], error: o.error, client: client.key };
+        return { result: o.result, ...(o.requestId ? { requestId: o.requestId } : {}), eventIds: o.eventIds, client: client.key, ...(o.status === 'not-sent' ? { error: o.reason ?? 'not sent' } : {}) };
+      },
+      observation: async (client, surfaceId, observationId) => {
+        const model = this.deps.model();
+        const states = client !== undefined && model.clients.has(client) ? [model.clients.get(client)!] : [...model.clients.values()];
+        for (const st of states) {
+          const o = st.observations.get(`${surfaceId}/${observationId}`);
+          if (o) return o.current;
+        }
+        return undefined;
+      },
+    };
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The panel in the runtime's seat, end to end on the demo in real Chromium,
+ * driven by the Runtime view's labels and roles: Take over the Socket.IO shop
+ * client, send a request as the stand-in and see its answer, while the demo's
+ * real runtime (its own log, `runtime.events`, an independent witness) neither
+ * gets that request nor reaches the page with its own; an approval issued for
+ * exact params lets `clear_cart` run, and the same approval sent again is
+ * refused by the app (grants are single-use).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { argsHashSync } from '../demo/independent/args-hash-node.ts';
+import { demoUpgraded, SLOW_MS } from '../support/demo-page.ts';
+
+let demo: DemoServer;
+let browser: Browser;
+let page: Page;
+let panel: Page;
+let client: string;
+
+/** Picks surface and action in the Runtime view's composer (the only client with the surface is chosen by it) and sets the params. */
+async function compose(surfaceId: string, actionId: string, params: unknown): Promise<void> {
+  await panel.getByRole('tab', { name: 'Runtime' }).click();
+  const surface = panel.getByLabel('Surface', { exact: true });
+  // An option's value is a property (not an attribute): waited on as the inject tests do.
+  await panel.waitForFunction(
+    (s) => [...document.querySelectorAll('select[aria-label="Surface"] option')].some((o) => (o as HTMLOptionElement).value === s && (o as HTMLOptionElement).dataset.mounted === 'true'),
+    surfaceId,
+    { timeout: SLOW_MS },
+  );
+  await surface.selectOption(surfaceId);
+  await panel.getByLabel('Action', { exact: true }).selectOption(actionId);
+  await panel.getByLabel('Params JSON').fill(JSON.stringify(params));
+}
+
+/** The stand-in's newest request row once it has an answer: its requestId and the answer's words. */
+async function newestAnswer(count: number): Promise<{ requestId: string; answer: string }> {
+  const rows = panel.getByRole('table', { name: 'Stand-in requests' }).locator('tbody tr');
+  await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=stand-in-calls] tbody tr').length >= n, count, { timeout: SLOW_MS });
+  const row = rows.first();
+  await panel.waitForFunction(() => /^(success|error|timeout|unavailable|not-sent|not delivered)/.test(document.querySelector('[data-testid=stand-in-calls] tbody tr [data-testid=stand-in-answer]')?.textContent ?? ''), undefined, { timeout: SLOW_MS });
+  return { requestId: (await row.getAttribute('data-request-id')) ?? '', answer: (await row.getByTestId('stand-in-answer').innerText()).trim() };
+}
+
+const runtimeGot = (type: string, requestId: string) => demo.runtime.events.some((e) => e.type === type && (e.payload as { requestId?: string } | null)?.requestId === requestId);
+
+describe('stand-in runtime in the panel', () => {
+  before(async () => {
+    demo = await startDemoServer();
+    browser = await launch({ viewport: { width: 1400, height: 900 } });
+    page = await browser.context.newPage();
+    await page.goto(demo.url);
+    client = await demo.runtime.waitForClient();
+    await demoUpgraded(page);
+    panel = await openPanelPage(browser, await tabIdOf(browser, page));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  test('Take over the Socket.IO client: the stand-in answers, the real runtime is held back and never sees the request', async () => {
+    await panel.getByRole('tab', { name: 'Runtime' }).click();
+    const takeOver = panel.getByRole('button', { name: /^Take over socket\.io:/ });
+    await takeOver.waitFor({ timeout: SLOW_MS });
+    // Injection rides the upgraded WebSocket: the button is enabled once the panel heard of it.
+    await panel.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => /^Take over socket\.io:/.test(b.getAttribute('aria-label') ?? '') && !b.disabled), undefined, { timeout: SLOW_MS });
+    await takeOver.click();
+    assert.match(await panel.getByTestId('stand-in-banner').innerText(), /Stand-in runtime: the app's runtime is held back from socket\.io/);
+    // The banner stays in another view, as the Faults banner does.
+    await panel.getByRole('tab', { name: 'Surfaces' }).click();
+    await panel.getByTestId('stand-in-banner').waitFor();
+
+    // The real runtime's own request no longer reaches the page: it times out.
+    const held = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: 'held back' }, timeoutMs: 1500 });
+    assert.equal(held.success, false);
+    assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime got no answer while the stand-in holds its seat");
+
+    await compose('catalog', 'search', { query: 'mug' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    const { requestId, answer } = await newestAnswer(1);
+    assert.match(answer, /^success/);
+    assert.match(requestId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a fresh UUID v4 requestId (§7.3.1)');
+    // The page's own log of what its client ran: the stand-in's request, handled.
+    const ran = await page.evaluate((id) => JSON.stringify((window as unknown as { __demo: { activity(): unknown[] } }).__demo.activity()).includes(id), requestId);
+    assert.equal(ran, true, 'the page ran the stand-in request');
+    assert.equal(runtimeGot('action:request', requestId), false, "the app's runtime never sent nor saw the stand-in's request");
+    assert.equal(runtimeGot('action:result', requestId), false, "the app's runtime never got the stand-in's answer");
+
+    // The stand-in's state: it holds the surfaces the result carried, by hash, and will send that hash as knownSurfaces.
+    const known = (await panel.getByTestId('known-surfaces').innerText()).trim();
+    assert.match(known, /\S+:[0-9a-f]+/, 'a surfacesHash it holds');
+    assert.ok(await panel.getByRole('table', { name: 'Surfaces held by hash' }).getByText(known).count());
+
+    // Give back: the runtime's requests reach the page again (the positive witness for the timeout above).
+    await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
+    await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
+    const back = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: 'given back' }, timeoutMs: 15_000 });
+    assert.equal(back.success, true);
+  });
+
+  test('an approval issued for exact params lets clear_cart run once; the same approval again is refused by the app', async () => {
+    await panel.getByRole('tab', { name: 'Runtime' }).click();
+    await panel.getByRole('button', { name: /^Take over socket\.io:/ }).click();
+    const before = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('catalog', 'add_to_cart', { productId: 'mug-travel', quantity: 2 });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    assert.match((await newestAnswer(before + 1)).answer, /^success/);
+    await page.waitForFunction(() => Number(document.querySelector('#cart-count')?.textContent) > 0);
+
+    await compose('cart', 'clear_cart', {});
+    await panel.getByRole('button', { name: 'Review approval…' }).click();
+    const dialog = panel.getByRole('dialog', { name: 'Confirm approval' });
+    assert.deepEqual(JSON.parse(await dialog.getByTestId('approval-params').innerText()), {}, 'the exact params');
+    // The argsHash shown, against the demo's own implementation (independent of src/protocol).
+    assert.match(await dialog.innerText(), new RegExp(`argsHash = ${argsHashSync({}).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await dialog.getByRole('button', { name: 'Approve and send' }).click();
+    // The tab asks its user (the app's dialog), who approves.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const first = await newestAnswer(before + 2);
+    assert.match(first.answer, /^success/);
+    await page.waitForFunction(() => document.querySelector('#cart-count')?.textContent === '0');
+    const approvals = panel.getByRole('table', { name: 'Approvals issued' });
+    const row = approvals.locator('tbody tr').first();
+    assert.match(await row.innerText(), /granted, sent/);
+    assert.equal((await row.locator('td').nth(1).innerText()).trim(), argsHashSync({}));
+
+    // Single use: the app refuses a second request under the same approval.
+    await row.getByRole('button', { name: 'Send again with this approval' }).click();
+    const second = await newestAnswer(before + 3);
+    assert.match(second.answer, /^error \S+: .*already used/);
+    assert.notEqual(second.requestId, first.requestId);
+    await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
+  });
+});
