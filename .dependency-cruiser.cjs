@@ -59,6 +59,13 @@ module.exports = {
       to: { path: '^(panel|content|src/background)/' },
     },
     {
+      name: 'runtime-is-pure',
+      severity: 'error',
+      comment: 'src/runtime (the stand-in runtime, scenarios, fault rules) runs in the panel, the page hook, Node and the Playwright fixture: the protocol core and the session model only.',
+      from: { path: '^src/runtime/' },
+      to: { path: '^(panel|content|src/background|src/playwright|src/cli|test|scripts|bench)/' },
+    },
+    {
       name: 'background-apart-from-the-panel',
       severity: 'error',
       from: { path: '^src/background/' },

@@ -158,6 +158,13 @@ export interface Oui {
   call(surfaceId: string, actionId: string, params?: Record<string, unknown>, options?: OuiCallOptions): Promise<OuiActionResult>;
   /** Fault rules on every page and frame of the test's context. */
   readonly faults: OuiFaults;
+  /**
+   * Takes over the client that has `surfaceId` mounted (or `options.client`):
+   * a fault rule drops every OUI event and acknowledgment the app's real
+   * runtime sends it, so only `call` (the stand-in) speaks to it. Resolves
+   * with the rule's id; `faults.clear()` ends it.
+   */
+  takeover(surfaceId: string, options?: { client?: string }): Promise<string>;
   /** An observation's latest value the capture holds (on `client` when given: a key or a part of its key or label), or undefined. */
   observation(surfaceId: string, observationId: string, options?: { client?: string }): Promise<unknown>;
   /** Runs a scenario (a file path or the object) step by step through `call`; resolves with each step's verdict. */

@@ -24,6 +24,7 @@ import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import { OUI_COMMAND_EVENT_PLACEHOLDER, OUI_FIXTURE_BINDING, OUI_FLUSH_EVENT_PLACEHOLDER } from './binding.ts';
 import { FixtureRuntime, type CallOptions, type ClientRef, type CommandAnswer } from './runtime.ts';
 import { FixtureFaults } from './faults.ts';
+import { takeoverOf } from '../runtime/stand-in-wire.ts';
 import type { OUIActionResult } from '../protocol/index.ts';
 import { readFile } from 'node:fs/promises';
 import { parseScenario, readScenario, runScenario, type Scenario, type ScenarioDriver, type ScenarioReport, type StepResult } from '../runtime/scenario.ts';
@@ -421,6 +422,20 @@ export class OuiCapture implements Oui {
     }
     if (report.status === 'not-sent') throw new Error(`oui.call(${JSON.stringify(surfaceId)}, ${JSON.stringify(actionId)}): not sent: ${report.reason ?? report.result.error?.message}`);
     return report.result;
+  }
+
+  /**
+   * Takes over the client that has `surfaceId` mounted (or `client`): a fault
+   * rule drops everything the app's real runtime sends it, so only the stand-in
+   * (`call`) speaks to it. Resolves with the rule's id (`faults.clear()` or a
+   * rule of that id `enabled: false` ends it).
+   */
+  async takeover(surfaceId: string, options: { client?: string } = {}): Promise<string> {
+    const { ref, client } = await this.runtime.clientFor(surfaceId, options);
+    const t = takeoverOf(client);
+    if (!t.ok) throw new Error(`oui.takeover: cannot take over ${ref.key}: ${t.error}`);
+    await this.faults.add(t.rule);
+    return t.rule.id;
   }
 
   /** An observation's latest value the capture holds (of `client` when given, a key or a part of its key or label), or undefined. */

@@ -132,6 +132,12 @@ export class FixtureRuntime {
     }
   }
 
+  /** The live client a call to `surfaceId` would go to (for a takeover). */
+  async clientFor(surfaceId: string, options: CallOptions = {}): Promise<{ ref: ClientRef; client: WireClient }> {
+    const ref = await this.waitForClient(surfaceId, options);
+    return { ref, client: this.capture.pageClient(ref.page, ref.client.key) ?? ref.client };
+  }
+
   /** The client a call goes to: named, or the one with the surface mounted; an error that says why not. */
   private pick(surfaceId: string, wanted: string | undefined): ClientRef {
     const snap = this.capture.snapshot();
@@ -198,7 +204,7 @@ export class FixtureRuntime {
         else this.failCall(e, out.callId, `cannot reach ${e.key}: ${plan.error}`);
         continue;
       }
-      if (plan.note) this.notes.push(plan.note);
+      if (plan.note && out.kind === 'ack' && !out.value.ok) this.notes.push(plan.note);
       void (async () => {
         for (const { command, frameId } of plan.commands) {
           const answer = await this.capture.command(e.page, frameId, command);

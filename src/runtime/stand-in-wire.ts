@@ -16,6 +16,30 @@ import { pairingKey } from '../capture/captured-items.ts';
 import { INJECT_ACK_BASE, planInjection, whyNotInjectable } from '../session/wire/injection.ts';
 import type { WireClient } from '../session/wire/wire.ts';
 import { socketIOAckId, type StandInOutput } from './stand-in.ts';
+import { takeoverRule, type FaultRule } from './faults.ts';
+
+/**
+ * What a fault rule names a client by: its tap connection (`hook/client`, as
+ * its injection target names it), or a postMessage pairing key.
+ */
+export function faultClientOf(client: WireClient): string | null {
+  const t = client.inject;
+  if (!t) return null;
+  return t.via === 'postmessage' ? pairingKey(t.clientPath, t.peerPath) : `${t.hook}/${t.client}`;
+}
+
+/**
+ * Takeover of a live connection: the rule that drops every OUI event and
+ * acknowledgment the app's real runtime sends to this client (the hook never
+ * faults what the panel or the fixture injects, so the stand-in's pass), or
+ * why there is none. With it on, the stand-in is the client's only runtime.
+ */
+export function takeoverOf(client: WireClient): { ok: true; rule: FaultRule } | { ok: false; error: string } {
+  const why = whyNotInjectable(client);
+  const key = faultClientOf(client);
+  if (why || !key) return { ok: false, error: why ?? 'no open transport to take over' };
+  return { ok: true, rule: takeoverRule(key) };
+}
 
 /** One command for one frame's hook (frameId as the driver numbers frames). */
 export interface AddressedHookCommand {

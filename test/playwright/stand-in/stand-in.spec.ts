@@ -126,7 +126,7 @@ test('approval: the tab is asked, the user confirms in the page, the request car
   expect(denied.success).toBe(false);
 });
 
-test('faults: a rule drops the real runtime’s requests to the shop while the stand-in is answered (a takeover)', async ({ page, oui }) => {
+test('faults: a rule drops the real runtime’s requests to the shop; the stand-in’s own are never faulted', async ({ page, oui }) => {
   await ready(page);
   await oui.faults.add({ id: 'quiet-runtime', match: { direction: 'to-client', type: 'action:request', transport: 'socket.io' }, fault: { kind: 'drop' } });
   expect(oui.faults.rules().map((r) => r.id)).toEqual(['quiet-runtime']);
@@ -147,4 +147,21 @@ test('timeout: a client that never answers makes oui.call reject after timeoutMs
   const t0 = Date.now();
   await expect(oui.call('catalog', 'search', { query: 'mug' }, { timeoutMs: 1500 })).rejects.toThrow(/no result within 1500 ms/);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(1400);
+});
+
+test('takeover: one call takes the shop from the real runtime; the other clients keep theirs', async ({ page, oui }) => {
+  await ready(page);
+  const rule = await oui.takeover('catalog');
+  expect(oui.faults.rules().map((r) => r.id)).toEqual([rule]);
+  const shop = await demo.runtime.waitForClient();
+  // The real runtime's request never reaches the shop (its own deadline answers it)…
+  const real = await demo.runtime.request(shop, { surfaceId: 'catalog', actionId: 'search', params: { query: 'mug' }, timeoutMs: 1500 }).catch((e: Error) => ({ success: false, error: { code: 'THROWN', message: e.message } }));
+  expect(real.success).toBe(false);
+  // …the stand-in's does,
+  expect((await oui.call('catalog', 'add_to_cart', { productId: 'mug-travel' })).success).toBe(true);
+  await expect(page.locator('#cart-count')).toHaveText('1');
+  // and the notifications client still answers its own runtime.
+  expect((await demo.wsRuntime.request(await demo.wsRuntime.waitForClient(), { surfaceId: 'notifications', actionId: 'list', params: {} })).success).toBe(true);
+  await oui.faults.clear();
+  expect((await demo.runtime.request(shop, { surfaceId: 'catalog', actionId: 'search', params: { query: 'mug' } })).success).toBe(true);
 });
