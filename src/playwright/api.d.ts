@@ -170,6 +170,15 @@ export interface Oui {
   /** Runs a scenario (a file path or the object) step by step through `call`; resolves with each step's verdict. */
   runScenario(file: string | OuiScenario, options?: OuiRunOptions): Promise<OuiScenarioReport>;
   // oui.serve (src/playwright/serve.ts) is declared by its helper below this line.
+  /**
+   * Starts the virtual server for `urlPattern` (an exact URL, or a glob on host
+   * and path: `ws://127.0.0.1:5173/ws-json`, `*:5173/socket.io/`, `/ws-json`):
+   * the page's WebSockets and Socket.IO connections to it are answered inside
+   * the page and never reach the network, so the app runs with no runtime;
+   * `call` sends it requests. Open frames are served at once, new documents
+   * from their first script. docs/virtual-server.md.
+   */
+  serve(urlPattern: string, options?: OuiServeOptions): Promise<OuiServed>;
 }
 
 export interface OuiCallOptions {
@@ -341,3 +350,15 @@ export declare const expect: Expect<OuiMatchers>;
 export declare function formatFindings(findings: readonly OuiFinding[], session: OuiSessionFile): string;
 /** The name of the binding the fixture exposes in every frame (it must not collide with the app's globals). */
 export declare const OUI_FIXTURE_BINDING: string;
+
+/** `oui.serve` options. */
+export interface OuiServeOptions {
+  /** Acknowledge Socket.IO events that ask for it with `{ ok: true }` (default true); false: the test answers them. */
+  autoAck?: boolean;
+}
+
+/** A pattern the virtual server answers; `stop()` turns it off in open frames and for new documents. */
+export interface OuiServed {
+  readonly pattern: string;
+  stop(): Promise<void>;
+}

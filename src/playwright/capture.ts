@@ -24,6 +24,7 @@ import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import { OUI_COMMAND_EVENT_PLACEHOLDER, OUI_FIXTURE_BINDING, OUI_FLUSH_EVENT_PLACEHOLDER } from './binding.ts';
 import { FixtureRuntime, type CallOptions, type ClientRef, type CommandAnswer } from './runtime.ts';
 import { FixtureFaults } from './faults.ts';
+import { FixtureServe, type ServeOptions, type Served } from './serve.ts';
 import { takeoverOf } from '../runtime/stand-in-wire.ts';
 import type { OUIActionResult } from '../protocol/index.ts';
 import { readFile } from 'node:fs/promises';
@@ -413,6 +414,12 @@ export class OuiCapture implements Oui {
     return (this.faultsOf ??= new FixtureFaults(this, this.context));
   }
   private faultsOf: FixtureFaults | undefined;
+
+  /** The virtual server for a URL pattern (serve.ts). */
+  serve(urlPattern: string, options?: ServeOptions): Promise<Served> {
+    return (this.serverOf ??= new FixtureServe(this, this.context)).serve(urlPattern, options);
+  }
+  private serverOf: FixtureServe | undefined;
 
   /** Sends a request to the page's client as its runtime would; resolves with the client's final `action:result` payload. */
   async call(surfaceId: string, actionId: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<OUIActionResult> {

@@ -29,6 +29,7 @@ import type * as Api from './api.d.ts';
 
 export { formatFindings, OUI_FIXTURE_BINDING };
 export type { OuiActionResult, OuiCallOptions, OuiFaultRule, OuiFaults, OuiScenario, OuiScenarioReport, OuiScenarioStep, OuiStepResult, OuiRunOptions } from './api.d.ts';
+export type { OuiServeOptions, OuiServed } from './api.d.ts';
 export type { Oui, OuiClient, OuiFinding, OuiFindingsOptions, OuiOptions, OuiSessionFile, OuiSessionModel, OuiSettleReport, OuiSeverity, OuiTimers, OuiWireEvent } from './api.d.ts';
 
 /** The init script: the page hook with the fixture's bridge, one IIFE (scripts/build-playwright.mjs). */
