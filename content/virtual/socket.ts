@@ -69,6 +69,38 @@ export interface SocketEnv {
 
 type Handler = ((this: WebSocket, e: Event) => unknown) | null;
 
+const NativeArrayBuffer = ArrayBuffer;
+const charCodeAt = String.prototype.charCodeAt;
+const isView = ArrayBuffer.isView;
+const NativeBlob = typeof Blob === 'function' ? Blob : undefined;
+const byteLengthOf = typeof ArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')?.get : undefined;
+const blobSizeOf = NativeBlob ? Object.getOwnPropertyDescriptor(NativeBlob.prototype, 'size')?.get : undefined;
+
+/** What `send(data)` adds to `bufferedAmount`: UTF-8 bytes of text, bytes of binary. */
+function bytesOf(data: unknown): number {
+  if (typeof data === 'string') {
+    let n = 0;
+    for (let i = 0; i < data.length; i++) {
+      const c = apply(charCodeAt, data, [i]) as number;
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < data.length) {
+        n += 4;
+        i++;
+      } else n += 3;
+    }
+    return n;
+  }
+  try {
+    if (data instanceof NativeArrayBuffer && byteLengthOf) return apply(byteLengthOf, data, []) as number;
+    if (isView(data)) return data.byteLength;
+    if (NativeBlob && data instanceof NativeBlob && blobSizeOf) return apply(blobSizeOf, data, []) as number;
+  } catch {
+    // Counted as nothing.
+  }
+  return 0;
+}
+
 /** The absolute `ws:`/`wss:` URL a socket for `url` reports, or undefined when the browser would refuse it (it then throws for us). */
 export function socketUrl(url: unknown, base: string): string | undefined {
   try {
@@ -188,11 +220,13 @@ export function createVirtualSocket(env: SocketEnv, url: string, protocols: unkn
     readyState: () => state,
     send(data) {
       if (state === CONNECTING) throw new NativeDOMException("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", 'InvalidStateError');
-      if (state !== OPEN) {
-        // The browser counts what is sent on a closing socket in bufferedAmount and sends nothing.
-        bufferedAmount += typeof data === 'string' ? data.length : 0;
-        return false;
-      }
+      const bytes = bytesOf(data);
+      // The browser counts what is sent in bufferedAmount until it went out (a later task here); on a closing socket, for good.
+      bufferedAmount += bytes;
+      if (state !== OPEN) return false;
+      env.setTimeout(() => {
+        bufferedAmount -= bytes;
+      }, 0);
       end.message(data);
       return true;
     },

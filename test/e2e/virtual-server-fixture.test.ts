@@ -8,10 +8,17 @@
  * server and gets the app's answers; nothing reached the network. After
  * `stop()`, a reloaded page's Socket.IO client goes to the network again
  * (the static server sees its requests, and refuses them).
+ *
+ * And the served WebSocket behaves as the browser's own: one script runs
+ * against a real socket (to a `ws` server) and against a served one, and
+ * their traces (readyState on each step, events and handlers in order,
+ * errors thrown, close codes, attributes) must be the same; the oracle is
+ * the browser.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { WebSocketServer } from 'ws';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OuiCapture } from '../../src/playwright/capture.ts';
@@ -79,4 +86,67 @@ describe('oui.serve: the Playwright fixture with no runtime', () => {
     assert.equal(state.socket.connected, false, 'no runtime there');
     await page.waitForFunction(() => (window as unknown as { __demo: { state(): { clients: DemoClients } } }).__demo.state().clients.ws.connected, undefined, { timeout: 10_000 });
   });
+
+  test('a served WebSocket behaves as the browser\'s own: the same script, the same trace', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (protocols) => [...protocols][0] ?? false });
+    const seen: string[] = [];
+    wss.on('connection', (_ws, req) => seen.push(req.url ?? ''));
+    await new Promise((r) => wss.once('listening', r));
+    const port = (wss.address() as { port: number }).port;
+    try {
+      await capture.serve(`127.0.0.1:${port}/virtual`);
+      await page.goto(`${site.url}blank`);
+      const trace = (url: string) => page.evaluate(`(${SOCKET_SCRIPT})(${JSON.stringify(url)})`) as Promise<unknown[]>;
+      const real = await trace(`ws://127.0.0.1:${port}/real`);
+      const served = await trace(`ws://127.0.0.1:${port}/virtual`);
+      assert.deepEqual(served, real);
+      assert.equal(JSON.stringify(real).includes('"open-listener"'), true, 'the script ran to the end on the real socket');
+      // The real socket that closed before it opened may or may not have reached the server.
+      assert.ok(seen.length >= 1 && seen.every((u) => u === '/real'), `the server saw the real sockets only: ${seen.join(' ')}`);
+    } finally {
+      for (const c of wss.clients) c.terminate();
+      await new Promise((r) => wss.close(r));
+    }
+  });
 });
+
+/** Run in the page on a URL: what the app can see of a socket, step by step (a string: nothing of the test's transpiler goes into the page). */
+const SOCKET_SCRIPT = `async (url) => {
+  const trace = [];
+  const ws = new WebSocket(url, ['oui.v1', 'other']);
+  trace.push(['identity', ws instanceof WebSocket, ws.constructor === WebSocket, Object.prototype.toString.call(ws), Object.getPrototypeOf(Object.getPrototypeOf(ws)) === EventTarget.prototype || Object.getPrototypeOf(ws) === WebSocket.prototype]);
+  trace.push(['initial', ws.readyState, ws.url === url, ws.protocol, ws.extensions, ws.bufferedAmount, ws.binaryType]);
+  try { ws.send('too early'); trace.push(['send while connecting went']); } catch (e) { trace.push(['send while connecting', e.name]); }
+  ws.binaryType = 'arraybuffer';
+  ws.binaryType = 'bogus';
+  trace.push(['binaryType', ws.binaryType]);
+  ws.onopen = (e) => trace.push(['onopen', e.type, e.target === ws, this === undefined, ws.readyState, ws.protocol]);
+  ws.addEventListener('open', (e) => trace.push(['open-listener', e.type, e instanceof Event]));
+  await new Promise((r) => ws.addEventListener('open', r));
+  trace.push(['handler kept', typeof ws.onopen]);
+  ws.send('hello');
+  trace.push(['sent', ws.bufferedAmount >= 0]);
+  for (const [code, reason] of [[1001, ''], [999, ''], [1000, 'x'.repeat(124)]]) {
+    try { ws.close(code, reason); trace.push(['close', code, 'went']); } catch (e) { trace.push(['close', code, e.name]); }
+  }
+  trace.push(['still', ws.readyState]);
+  ws.onclose = (e) => trace.push(['onclose', e.code, e.reason, e.wasClean, ws.readyState, e instanceof CloseEvent]);
+  ws.onerror = () => trace.push(['onerror']);
+  ws.close(4000, 'bye');
+  trace.push(['closing', ws.readyState]);
+  ws.close(4001, 'again');
+  ws.send('late');
+  trace.push(['late send', ws.readyState, ws.bufferedAmount]);
+  await new Promise((r) => ws.addEventListener('close', r));
+  trace.push(['closed', ws.readyState]);
+  const early = new WebSocket(url);
+  const t2 = [];
+  early.onopen = () => t2.push('open');
+  early.onerror = (e) => t2.push('error ' + e.type);
+  early.onclose = (e) => t2.push('close ' + e.code + ' ' + e.wasClean);
+  early.close();
+  t2.push('readyState ' + early.readyState);
+  await new Promise((r) => early.addEventListener('close', r));
+  trace.push(['closed before open', t2]);
+  return trace;
+}`;
