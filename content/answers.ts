@@ -18,22 +18,25 @@ export const MIN_MARKER = 6;
 export interface HeldAnswers {
   /** Cheap check for the hot path: false unless an injection is in flight. */
   readonly active: boolean;
-  hold(markers: string[], scope: string): void;
+  /** `selfAck`: the requester (a stand-in runtime) acknowledges these answers itself; the hook does not accept them for it. */
+  hold(markers: string[], scope: string, selfAck?: boolean): void;
   /** Whether `text`, sent on the client `scope`, answers an injected request. */
   matches(text: string, scope: string): boolean;
+  /** Whether the held answer `text` on `scope` is one its requester acknowledges itself. */
+  selfAcked(text: string, scope: string): boolean;
 }
 
 export function createHeldAnswers(natives: Natives): HeldAnswers {
   /** `${scope}\0${marker}` → until when it holds, on that client only. */
-  const markers: Map<string, { scope: string; marker: string; until: number }> = new SafeMap();
+  const markers: Map<string, { scope: string; marker: string; until: number; selfAck: boolean }> = new SafeMap();
   const held = {
     active: false,
-    hold(list: string[], scope: string) {
+    hold(list: string[], scope: string, selfAck = false) {
       const until = natives.now() + KEEP_MS;
       if (typeof scope !== 'string') return;
       for (let i = 0; i < list.length; i++) {
         const m = list[i];
-        if (typeof m === 'string' && m.length >= MIN_MARKER) markers.set(`${scope}\u0000${m}`, { scope, marker: m, until });
+        if (typeof m === 'string' && m.length >= MIN_MARKER) markers.set(`${scope}\u0000${m}`, { scope, marker: m, until, selfAck: selfAck === true });
       }
       held.active = markers.size > 0;
     },
@@ -46,6 +49,13 @@ export function createHeldAnswers(natives: Natives): HeldAnswers {
         else if (!found && h.scope === scope && includes(text, h.marker)) found = true;
       });
       held.active = markers.size > 0;
+      return found;
+    },
+    selfAcked(text: string, scope: string): boolean {
+      let found = false;
+      markers.forEach((h) => {
+        if (!found && h.selfAck && h.scope === scope && includes(text, h.marker)) found = true;
+      });
       return found;
     },
   };

@@ -18,7 +18,7 @@ export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: tru
       if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
       const ws = sockets.get(target.client)?.deref();
       if (!ws || ws.readyState !== WebSocket.OPEN) return { ok: false, error: 'the socket is no longer open' };
-      buffer.heldAnswers.hold(command.hold, target.client);
+      buffer.heldAnswers.hold(command.hold, target.client, command.selfAck === true);
       deliverToSocket(buffer, ws, String(command.frame));
       return { ok: true };
     }

@@ -119,6 +119,8 @@ export interface InjectCommand {
   request?: unknown;
   /** direct: pass a receipt callback, as a sender asking for one does. */
   wantReceipt?: boolean;
+  /** The sender acknowledges the held answers itself (the stand-in runtime, which may refuse one, §7.3.6): the hook does not accept them (additive within protocol 2). */
+  selfAck?: true;
   /** Markers (the requestId, an ack id) of answers to keep from the app's runtime; empty to let them through. */
   hold: string[];
 }
@@ -347,6 +349,7 @@ export function readHookCommand(x: unknown): HookCommand | null {
         ...('message' in x ? { message: x.message } : {}),
         ...('request' in x ? { request: x.request } : {}),
         ...(x.wantReceipt === true ? { wantReceipt: true } : {}),
+        ...(x.selfAck === true ? { selfAck: true as const } : {}),
       };
     }
     default:

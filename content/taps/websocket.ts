@@ -181,7 +181,8 @@ export function tapWebSocket(buffer: CaptureBuffer, virtual?: VirtualServer): vo
   function hold(ws: WebSocket, data: string): void {
     outbound.get(ws)?.(data, { held: true });
     const ack = socketIoResultAck(data);
-    if (ack !== undefined) buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
+    // A stand-in runtime that asked to acknowledge its answers itself (it may refuse one, §7.3.6) gets none from the hook.
+    if (ack !== undefined && !buffer.heldAnswers.selfAcked(data, clientOf.get(ws) ?? '')) buffer.natives.setTimeout(() => deliverToSocket(buffer, ws, ack), 0);
   }
   const nativeClose = Native.prototype.close;
 

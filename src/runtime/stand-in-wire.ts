@@ -4,11 +4,11 @@
  * Requests go through `planInjection` (the panel's Inject: a Socket.IO EVENT
  * with an ack id for the receipt, plain JSON, a postMessage from the peer, a
  * direct call), with the client's answers held from the app's real runtime.
- * A result's acknowledgment exists only where the transport carries one (a
- * Socket.IO ACK of the client's emit, a direct transport's callback); there
- * the hook, which holds the answer from the app's runtime, accepts it as that
- * runtime would, so an acceptance needs no command here. Plain WebSocket and
- * postMessage carry none.
+ * A result's acknowledgment exists only where the transport carries one: on
+ * Socket.IO the stand-in sends the ACK of the client's emit itself,
+ * accepting or refusing (its requests ask the hook to leave that to it,
+ * `selfAck`); a direct transport's held answer is accepted by the hook as
+ * the app's runtime would; plain WebSocket and postMessage carry none.
  */
 import type { HoldCommand, InjectCommand } from '../messages.ts';
 import { encodeSocketIOAck, encodeSocketIOEvent, stringifyJson } from '../protocol/index.ts';
@@ -72,15 +72,18 @@ export function planOutput(client: WireClient, out: StandInOutput, ids: WireIds)
       const wantReceipt = client.kind === 'socket.io' || client.kind === 'direct';
       const plan = planInjection(client, out.request, { id: ids.id(), wantReceipt, letThrough: false, ackId: ids.ackId() });
       if (!plan.ok) return plan;
-      const commands: AddressedHookCommand[] = [{ command: plan.command, frameId: plan.frameId ?? client.frameId }];
+      // On Socket.IO the stand-in acknowledges the client's results itself (and may refuse one, §7.3.6): the hook leaves them to it.
+      const command = client.kind === 'socket.io' ? { ...plan.command, selfAck: true as const } : plan.command;
+      const commands: AddressedHookCommand[] = [{ command, frameId: plan.frameId ?? client.frameId }];
       if (plan.hold) commands.unshift({ command: plan.hold.command, frameId: plan.hold.frameId });
       return { ok: true, commands };
     }
     case 'ack': {
-      // The hook accepts an answer it holds from the app's runtime as that runtime would ({ ok: true }, content/answers.ts):
-      // the stand-in's acceptance is already on its way. A refusal would come after it, and the client takes the first.
-      if (client.kind === 'socket.io' || client.kind === 'direct') {
-        return out.value.ok ? { ok: true, commands: [] } : { ok: false, error: 'the hook already accepted the held answer; a refusal of a stand-in result needs the hook to leave acceptance to the stand-in' };
+      if (client.kind === 'socket.io') return planSocketIOAck(client, out, ids);
+      // A direct transport's held answer is accepted by the hook as the app's runtime would ({ ok: true }): there is no
+      // command to call the client's callback later, so a refusal cannot follow it.
+      if (client.kind === 'direct') {
+        return out.value.ok ? { ok: true, commands: [] } : { ok: false, error: 'a direct transport\'s held answer is accepted by the hook; the stand-in cannot refuse it' };
       }
       return { ok: true, commands: [], note: `a ${client.kind} transport carries no acknowledgment of a result` };
     }

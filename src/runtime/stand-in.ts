@@ -134,10 +134,10 @@ function newUuid(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** The ack id of a Socket.IO EVENT frame (`42/oui,7[...]`), or undefined. */
+/** The ack id of a Socket.IO EVENT, as an Engine.IO frame (`42/oui,7[...]`) or as the packet a wire event's `raw` holds (`2/oui,7[...]`), or undefined. */
 export function socketIOAckId(raw: string | undefined): number | undefined {
   if (typeof raw !== 'string') return undefined;
-  const m = /^4[25](?:\d+-)?(?:\/[^,[]*,)?(\d+)[[]/.exec(raw);
+  const m = /^4?[25](?:\d+-)?(?:\/[^,[]*,)?(\d+)[[]/.exec(raw);
   return m ? Number(m[1]) : undefined;
 }
 

@@ -211,6 +211,9 @@ describe('stand-in on the wire', () => {
   it('reads the ack id of a Socket.IO EVENT frame', () => {
     assert.equal(socketIOAckId('42/oui,17["action:result",{}]'), 17);
     assert.equal(socketIOAckId('4217["action:result",{}]'), 17);
+    // As the decoder keeps it in a wire event's raw: the Socket.IO packet, without Engine.IO's message type.
+    assert.equal(socketIOAckId('2/oui,0["action:result",{}]'), 0);
+    assert.equal(socketIOAckId('2["action:result",{}]'), undefined);
     assert.equal(socketIOAckId('42/oui,["x"]'), undefined);
   });
 });

@@ -165,3 +165,23 @@ test('takeover: one call takes the shop from the real runtime; the other clients
   await oui.faults.clear();
   expect((await demo.runtime.request(shop, { surfaceId: 'catalog', actionId: 'search', params: { query: 'mug' } })).success).toBe(true);
 });
+
+test('a refuse-result rule: the stand-in refuses the shop’s result ({ ok: false, error }), the client re-sends it trimmed (§7.3.6)', async ({ page, oui }) => {
+  await ready(page);
+  await oui.faults.add({ id: 'too-big', match: { surfaceId: 'catalog', actionId: 'search' }, fault: { kind: 'refuse-result', error: 'too large' }, maxCount: 1 });
+  const result = await oui.call('catalog', 'search', { query: 'mug' });
+  // "A client whose result is refused MUST send it again, trimmed, with delivery: { trimmed: true, reason, omitted }";
+  // "The action's outcome (success, error) is never trimmed."
+  expect(result.success).toBe(true);
+  expect(result.delivery).toMatchObject({ trimmed: true, reason: 'too large' });
+  expect(result.delivery!.omitted).toEqual(expect.arrayContaining(['surfaces', 'observations']));
+  expect(result.surfaces).toBeUndefined();
+  const events = await oui.events();
+  const results = events.filter((e) => e.type === 'action:result' && e.dir === 'out' && (e.payload as { requestId?: string }).requestId === result.requestId);
+  expect(results.length).toBe(2);
+  const acks = results.map((r) => events.find((e) => e.kind === 'ack' && e.ackOf === r.id)?.payload);
+  expect(acks).toEqual([{ ok: false, error: 'too large' }, { ok: true }]);
+  // Only the first was refused (maxCount 1): the next call is answered whole.
+  const whole = await oui.call('catalog', 'search', { query: 'shirt' });
+  expect(whole.delivery).toBeUndefined();
+});
