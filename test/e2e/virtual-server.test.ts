@@ -27,6 +27,7 @@ import { startStaticDemo, type StaticDemo } from '../support/static-demo.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { until } from '../support/wait.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';
+import { fileURLToPath } from 'node:url';
 
 const SURFACE_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
 const MEMBER_ID = /^[a-z][a-z0-9_]*[a-z0-9]$/;
@@ -114,7 +115,8 @@ const demoClients = (page: Page) => page.evaluate(() => (window as unknown as { 
 let browser: Browser;
 
 before(async () => {
-  browser = await launch();
+  // Each event its own Timeline row: the docs' picture (UPDATE_SCREENSHOTS=1) shows the served traffic event by event.
+  browser = await launch({ rows: 'events' });
 });
 after(async () => {
   await browser?.close();
@@ -245,6 +247,13 @@ describe('the virtual server with no runtime running', () => {
         100,
       );
       assert.equal(listResult!.success, true);
+
+      // docs/virtual-server.png: the panel on this traffic (refreshed with UPDATE_SCREENSHOTS=1).
+      if (process.env.UPDATE_SCREENSHOTS && transport === 'websocket') {
+        await panel.setViewportSize({ width: 1280, height: 720 });
+        await panel.waitForFunction(() => [...document.querySelectorAll('.vlist [role=row]')].some((r) => /ack/.test(r.textContent ?? '')), undefined, { timeout: 10_000 });
+        await panel.screenshot({ path: fileURLToPath(new URL('../../docs/virtual-server.png', import.meta.url)) });
+      }
     });
   }
 });
