@@ -19,8 +19,8 @@
  */
 import { batch, signal } from '@preact/signals';
 import { StandIn, APPROVAL_ASK, type CallOutcome, type CallSpec, type StandInOutput } from '../src/runtime/stand-in.ts';
-import { WireIds, planOutput } from '../src/runtime/stand-in-wire.ts';
-import { takeoverRule, type FaultRule } from '../src/runtime/faults.ts';
+import { WireIds, planOutput, takeoverOf } from '../src/runtime/stand-in-wire.ts';
+import type { FaultRule } from '../src/runtime/faults.ts';
 import type { FromPanel, AnswerMessage } from '../src/messages.ts';
 import type { Recorder } from '../src/session/wire/recorder.ts';
 import type { SessionModel } from '../src/session/model/session-model.ts';
@@ -88,22 +88,16 @@ interface Entry {
   waiters: Map<string, (o: CallOutcome | { error: string }) => void>;
 }
 
-/** The connection a fault rule names: the tap's `${hook}/${client}`, or the postMessage pairing key. */
-export function tapOf(client: WireClient): string {
-  const t = client.inject;
-  return t && t.via !== 'postmessage' ? `${t.hook}/${t.client}` : client.key;
-}
-
 /** Whether the virtual server answered this client inside the page (the capture marks it). */
 export function isServed(client: WireClient): boolean {
-  return (client as WireClient & { served?: boolean }).served === true;
+  return client.served === true;
 }
 
 const MAX_CALLS = 200;
 
 export class StandInSeats {
-  /** Clients whose live connection the stand-in took over: key → the tap its rule names. */
-  readonly taken = signal<ReadonlyMap<string, string>>(new Map());
+  /** Clients whose live connection the stand-in took over: key → the rule that holds their runtime back. */
+  readonly taken = signal<ReadonlyMap<string, FaultRule>>(new Map());
   readonly calls = signal<CallRow[]>([]);
   readonly approvals = signal<IssuedApproval[]>([]);
   readonly served = signal<ServedPattern[]>([]);
@@ -121,11 +115,15 @@ export class StandInSeats {
 
   // ── takeover ──────────────────────────────────────────────────────────────
 
-  takeOver(client: WireClient): void {
+  /** Takes the runtime's seat on the client's live connection; why not, when it cannot be taken. */
+  takeOver(client: WireClient): string | null {
+    const t = takeoverOf(client);
+    if (!t.ok) return t.error;
     const next = new Map(this.taken.peek());
-    next.set(client.key, tapOf(client));
+    next.set(client.key, t.rule);
     this.taken.value = next;
     this.applySeats();
+    return null;
   }
 
   giveBack(key: string): void {
@@ -142,7 +140,7 @@ export class StandInSeats {
   }
 
   private applySeats(): void {
-    this.deps.setSeats([...this.taken.peek().values()].map((tap) => takeoverRule(tap)));
+    this.deps.setSeats([...this.taken.peek().values()]);
   }
 
   // ── serve ────────────────────────────────────────────────────────────────

@@ -56,7 +56,8 @@ function seatOf(client: WireClient, taken: boolean): string {
 }
 
 function Clients() {
-  const { recorder, model, standIn } = useModel();
+  const store = useModel();
+  const { recorder, model, standIn } = store;
   const taken = standIn.taken.value;
   const clients = [...recorder.clients.values()].filter((c) => c.inject || model.clients.get(c.key)?.surfaces.size);
   if (!clients.length) return <p class="muted">No OUI client in this tab yet.</p>;
@@ -83,7 +84,11 @@ function Clients() {
                     Give back
                   </button>
                 ) : (
-                  <button aria-label={`Take over ${c.kind}: ${c.label}`} disabled={!!why} title={why ?? "Hold the app's runtime back from this client; the panel answers as its runtime"} onClick={() => standIn.takeOver(c)}>
+                  <button aria-label={`Take over ${c.kind}: ${c.label}`} disabled={!!why} title={why ?? "Hold the app's runtime back from this client; the panel answers as its runtime"} onClick={() => {
+                      const no = standIn.takeOver(c);
+                      if (no) store.notice.value = `Cannot take over ${c.kind}: ${c.label}: ${no}`;
+                    }}
+                  >
                     Take over
                   </button>
                 )}

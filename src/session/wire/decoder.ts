@@ -333,6 +333,7 @@ export class WireDecoder {
         origin: info.origin,
         frameUrl: info.frameUrl,
         frameId: state.frameId,
+        ...(info.served ? { served: true as const } : {}),
       }),
       link,
     ));
@@ -351,6 +352,7 @@ export class WireDecoder {
         frameId: state.frameId,
         namespace,
         ...(session.ws ? { inject: session.ws } : {}),
+        ...(state.info.served ? { served: true as const } : {}),
       }),
       link,
     );

@@ -28,6 +28,8 @@ export interface WireClient {
    * this client's first item. Absent: a client of its own.
    */
   replaces?: string;
+  /** The virtual server answered this connection inside the page (content/virtual/): it never reached the network. */
+  served?: true;
 }
 
 export type WireKind =
