@@ -153,8 +153,8 @@ export function tapWebSocket(buffer: CaptureBuffer, virtual?: VirtualServer): vo
     // A method definition of the native's name and length: see disguiseMethod.
     send(this: WebSocket, data: unknown): void {
       const out = outbound.get(this);
-      const served = out && virtual?.of(this);
-      if (served) {
+      const served = out && virtual?.serving ? virtual.of(this) : undefined;
+      if (served && out) {
         const held = buffer.heldAnswers.active && typeof data === 'string' && buffer.heldAnswers.matches(data, clientOf.get(this) ?? '');
         // Throws while connecting, as the browser's does; recorded only when it went (the socket was open).
         if (served.send(data)) out(data, held ? { held: true } : undefined);

@@ -38,6 +38,8 @@ export interface VirtualServer {
   socket(url: unknown, protocols: unknown, newTarget: Function, tap: (ws: WebSocket) => CapturedClient | undefined): WebSocket | undefined;
   /** The virtual socket behind `ws`, if it is one. */
   of(ws: unknown): VirtualSocket | undefined;
+  /** True once this document has a served socket (set by the server): until then `send`, the hot path, does not ask `of`. */
+  serving: boolean;
   /** Whether an Engine.IO long-polling request to `url` is answered here. */
   servesPolling(url: string): boolean;
   xhr(xhr: XMLHttpRequest, url: string, body: unknown): void;
@@ -206,7 +208,8 @@ export function createVirtualServer(buffer: CaptureBuffer): VirtualServer {
     else s.get(respond);
   }
 
-  return {
+  const server: VirtualServer = {
+    serving: false,
     command(c) {
       const pattern = normalizePattern(c.pattern);
       if (!pattern && c.on) return { ok: false, error: 'an empty URL pattern' };
@@ -237,6 +240,7 @@ export function createVirtualServer(buffer: CaptureBuffer): VirtualServer {
         newTarget,
         (vs) => {
           virtual.set(vs.ws, vs);
+          server.serving = true;
           try {
             const client = tap(vs.ws);
             if (client) client.served = true;
@@ -251,11 +255,15 @@ export function createVirtualServer(buffer: CaptureBuffer): VirtualServer {
     of: (ws) => (typeof ws === 'object' && ws !== null ? virtual.get(ws) : undefined),
     servesPolling: (url) => current().length > 0 && ruleFor(url) !== undefined,
     xhr(xhr, url, body) {
-      answerXhr(natives.setTimeout, xhr, url, (respond) => pollAnswer(url, body, respond));
+      try {
+        answerXhr(natives.setTimeout, xhr, url, (respond) => pollAnswer(url, body, respond));
+      } catch {
+        // Unanswered: the client's own timeout says so, as for a server that went quiet.
+      }
     },
     fetch(url, body) {
       return answerFetch((respond) => pollAnswer(url, body, respond));
     },
   };
+  return server;
 }
-

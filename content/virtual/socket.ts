@@ -227,7 +227,11 @@ export function createVirtualSocket(env: SocketEnv, url: string, protocols: unkn
       env.setTimeout(() => {
         bufferedAmount -= bytes;
       }, 0);
-      end.message(data);
+      try {
+        end.message(data);
+      } catch {
+        // The server's trouble is not the app's: the frame went, as far as the app can tell.
+      }
       return true;
     },
     deliver(data) {
