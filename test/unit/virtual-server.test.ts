@@ -214,7 +214,11 @@ describe('hook:serve on its way: messages and the background', () => {
 
   test('the background sends it to every frame of the panel\'s tab (or the one named), and turns serving off with the last panel', () => {
     const calls: Array<{ tabId: number; message: unknown; frameId: number | undefined }> = [];
-    const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async (tabId, message, frameId) => void calls.push({ tabId, message, frameId }) ?? true });
+    const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async (tabId, message, frameId) => {
+        calls.push({ tabId, message, frameId });
+        return true;
+      },
+    });
     const panel = () => {
       const p = new FakePort('panel', { url: `${ORIGIN}/panel.html`, id: 'abcdefghijklmnop' });
       router.connect(p);
@@ -231,7 +235,7 @@ describe('hook:serve on its way: messages and the background', () => {
     ]);
     calls.length = 0;
     a.close();
-    assert.deepEqual(calls, [], 'another panel still answers for the tab');
+    assert.equal(calls.length, 0, 'another panel still answers for the tab');
     b.close();
     assert.deepEqual(
       calls.filter((c) => (c.message as { type: string }).type === 'hook:serve'),
