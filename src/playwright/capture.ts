@@ -107,6 +107,8 @@ export class OuiCapture implements Oui {
   lastSettle: OuiSettleReport | null = null;
   /** The flush requests' event type in this context's init script: secret, fresh per context. */
   private readonly flushEvent = `oui-flush-${randomBytes(16).toString('hex')}`;
+  /** Whether the init script has the command channel. */
+  private commands = true;
   /** The commands' event type, secret likewise. */
   private readonly commandEvent = `oui-command-${randomBytes(16).toString('hex')}`;
   /** Told of each page's fresh events as they are decoded (the stand-in runtime listens). */
@@ -127,9 +129,8 @@ export class OuiCapture implements Oui {
     if (!initScript.includes(OUI_FLUSH_EVENT_PLACEHOLDER)) {
       throw new Error('oui-devtools/playwright: the init script has no flush handshake (it is from an older build); build it again with `node scripts/build-playwright.mjs`');
     }
-    if (!initScript.includes(OUI_COMMAND_EVENT_PLACEHOLDER)) {
-      throw new Error('oui-devtools/playwright: the init script has no command channel (it is from an older build); build it again with `node scripts/build-playwright.mjs`');
-    }
+    // Without it (an older build) the capture works; the stand-in, faults and the virtual server say why they cannot.
+    capture.commands = initScript.includes(OUI_COMMAND_EVENT_PLACEHOLDER);
     await context.addInitScript({ content: initScript.split(OUI_FLUSH_EVENT_PLACEHOLDER).join(capture.flushEvent).split(OUI_COMMAND_EVENT_PLACEHOLDER).join(capture.commandEvent) });
     return capture;
   }
@@ -189,6 +190,7 @@ export class OuiCapture implements Oui {
    * capture numbers them), through the frame's bridge; resolves with its answer.
    */
   async command(page: number, frameId: number, command: unknown): Promise<CommandAnswer> {
+    this.needCommands();
     const p = this.pages[page];
     const frame = p?.byFrameId.get(frameId);
     if (!p || !frame || frame.isDetached() || frame.page().isClosed()) return 'no-frame';
@@ -199,8 +201,13 @@ export class OuiCapture implements Oui {
     }
   }
 
+  private needCommands(): void {
+    if (!this.commands) throw new Error('oui-devtools/playwright: the init script has no command channel (it is from an older build); build it again with `node scripts/build-playwright.mjs`');
+  }
+
   /** Hands a command to one frame's hook. */
   async commandFrame(frame: Frame, command: unknown): Promise<CommandAnswer> {
+    this.needCommands();
     if (frame.isDetached() || frame.page().isClosed()) return 'no-frame';
     try {
       return (await frame.evaluate(commandExpression(this.commandEvent, JSON.stringify(command)))) as CommandAnswer;
@@ -211,6 +218,7 @@ export class OuiCapture implements Oui {
 
   /** Hands a command to every frame of every open page (fault rules apply wherever a client is). */
   async broadcast(command: unknown): Promise<CommandAnswer[]> {
+    this.needCommands();
     const text = JSON.stringify(command);
     const frames = this.context.pages().flatMap((p) => (p.isClosed() ? [] : p.frames()));
     return Promise.all(frames.map((f) => f.evaluate(commandExpression(this.commandEvent, text)).then((a) => a as CommandAnswer, () => 'no-frame' as const)));
