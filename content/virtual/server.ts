@@ -51,6 +51,9 @@ export const RULES_KEY = '__oui_devtools_serve';
 export const MAX_RULES = 32;
 
 const ENGINE_URL = /[?&]EIO=\d/;
+/** The one Engine.IO version served (engine.io-client 4+); an older client is refused as a v4-only server refuses it. */
+const ENGINE_V4 = /[?&]EIO=4(?:&|#|$)/;
+const UNSUPPORTED = '{"code":5,"message":"Unsupported protocol version"}';
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const isArray = Array.isArray;
@@ -169,6 +172,10 @@ export function createVirtualServer(buffer: CaptureBuffer): VirtualServer {
     let session: EngineSession | undefined;
     return {
       opened() {
+        if (!exec(ENGINE_V4, v.url)) {
+          link.close(1002, 'Unsupported protocol version');
+          return;
+        }
         const sid = sidOf(v.url);
         if (sid === undefined) {
           session = newSession(rule, link);
@@ -192,6 +199,10 @@ export function createVirtualServer(buffer: CaptureBuffer): VirtualServer {
   const plainEnd: SocketEnd = { opened() {}, message() {}, closed() {} };
 
   function pollAnswer(url: string, body: unknown, respond: (a: PollAnswer) => void): void {
+    if (!exec(ENGINE_V4, url)) {
+      respond({ status: 400, body: UNSUPPORTED });
+      return;
+    }
     const rule = ruleFor(url);
     const sid = sidOf(url);
     if (sid === undefined) {

@@ -100,6 +100,17 @@ describe('oui.serve: the Playwright fixture with no runtime', () => {
       const real = await trace(`ws://127.0.0.1:${port}/real`);
       const served = await trace(`ws://127.0.0.1:${port}/virtual`);
       assert.deepEqual(served, real);
+      // An Engine.IO v3 client is refused as a v4-only server refuses it: the socket closes 1002, a polling request gets 400 and code 5.
+      const v3 = await page.evaluate(`new Promise((done) => {
+        const ws = new WebSocket('ws://127.0.0.1:${port}/virtual/?EIO=3&transport=websocket');
+        ws.onclose = (e) => {
+          const x = new XMLHttpRequest();
+          x.open('GET', 'http://127.0.0.1:${port}/virtual/?EIO=3&transport=polling&t=1');
+          x.onload = () => done([e.code, x.status, x.responseText]);
+          x.send();
+        };
+      })`);
+      assert.deepEqual(v3, [1002, 400, '{"code":5,"message":"Unsupported protocol version"}']);
       assert.equal(JSON.stringify(real).includes('"open-listener"'), true, 'the script ran to the end on the real socket');
       // The real socket that closed before it opened may or may not have reached the server.
       assert.ok(seen.length >= 1 && seen.every((u) => u === '/real'), `the server saw the real sockets only: ${seen.join(' ')}`);
