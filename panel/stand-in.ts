@@ -12,15 +12,18 @@
  * server (`hook:serve`) answers the page's connections to a URL pattern
  * inside the page, so the stand-in is the only runtime there is.
  *
- * Acknowledgments: where the transport carries one (Socket.IO, direct), the
- * hook accepts the client's answer to an injected request in the runtime's
- * place; a result the fault rules refused reaches the capture marked so, and
- * the stand-in takes it as refused (it waits for the trimmed re-send).
+ * Acknowledgments: on Socket.IO the stand-in acknowledges the client's
+ * results itself, refusing one when a `refuse-result` rule of the Faults
+ * view takes it (decided here with the rules' seed, as the fixture does,
+ * since these answers never pass the hook's rules: they are held from the
+ * app's runtime); the client then re-sends it trimmed (§7.3.6). A direct
+ * transport's answer is accepted by the hook; WebSocket and postMessage
+ * carry no acknowledgment of a result.
  */
 import { batch, signal } from '@preact/signals';
 import { StandIn, APPROVAL_ASK, type CallOutcome, type CallSpec, type StandInOutput } from '../src/runtime/stand-in.ts';
-import { WireIds, planOutput, takeoverOf } from '../src/runtime/stand-in-wire.ts';
-import type { FaultRule } from '../src/runtime/faults.ts';
+import { WireIds, faultClientOf, planOutput, takeoverOf } from '../src/runtime/stand-in-wire.ts';
+import { createFaultDecider, type FaultDecider, type FaultRule } from '../src/runtime/faults.ts';
 import type { FromPanel, AnswerMessage } from '../src/messages.ts';
 import type { Recorder } from '../src/session/wire/recorder.ts';
 import type { SessionModel } from '../src/session/model/session-model.ts';
@@ -80,6 +83,8 @@ export interface StandInDeps {
   timers(): Readonly<Timers>;
   /** Takeover rules go with the user's fault rules: the hook holds one set. */
   setSeats(rules: FaultRule[]): void;
+  /** The user's fault rules and seed now (the Faults view): `refuse-result` rules refuse the stand-in's results. */
+  faults(): { rules: readonly FaultRule[]; seed: number };
 }
 
 interface Entry {
@@ -110,8 +115,28 @@ export class StandInSeats {
   /** Command ids → what they delivered, for the hook's answer. */
   private readonly sent = new Map<string, { client: string; callId?: string; serve?: string }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The decider over the user's rules, made again when they change (same rules and seed: the same stream). */
+  private decider: { rules: readonly FaultRule[]; seed: number; decider: FaultDecider } | null = null;
 
   constructor(private readonly deps: StandInDeps) {}
+
+  /** The refusal a `refuse-result` rule decides for a result of the stand-in's call, or null to accept it. */
+  private refusal(client: WireClient, call: { surfaceId: string; actionId: string }): string | null {
+    const { rules, seed } = this.deps.faults();
+    if (!rules.some((r) => r.fault.kind === 'refuse-result' && r.enabled !== false)) return null;
+    if (!this.decider || this.decider.rules !== rules || this.decider.seed !== seed) this.decider = { rules, seed, decider: createFaultDecider(rules, seed) };
+    const now = this.deps.recorder().clients.get(client.key) ?? client;
+    const d = this.decider.decider.decide({
+      direction: 'from-client',
+      type: 'action:result',
+      transport: now.kind === 'polling' ? 'socket.io' : now.kind,
+      client: faultClientOf(now) ?? now.key,
+      clientKey: now.key,
+      surfaceId: call.surfaceId,
+      actionId: call.actionId,
+    });
+    return d?.fault.kind === 'refuse-result' ? d.fault.error : null;
+  }
 
   // ── takeover ──────────────────────────────────────────────────────────────
 
@@ -181,8 +206,7 @@ export class StandInSeats {
     const t = this.deps.timers();
     const standIn = new StandIn(client, {
       timers: { syncMs: t.syncMs, asyncAckMs: t.asyncAckMs },
-      // The hook refuses by the user's `refuse-result` rules; the capture marks what it refused.
-      refuse: (_r, ev) => (ev.fault === 'refused' ? `refused by fault rule ${ev.faulted ?? ''}`.trim() : null),
+      refuse: (_r, _ev, call) => this.refusal(client, call),
     });
     e = { standIn, key: client.key, waiters: new Map() };
     this.entries.set(client.key, e);
@@ -202,29 +226,10 @@ export class StandInSeats {
       const mine = events.filter((ev) => ev.client === e.key);
       if (!mine.length) continue;
       changed = true;
-      this.noteAcks(e, mine);
       this.deliver(e, e.standIn.observe(mine, now));
     }
     if (changed) this.version.value++;
     this.schedule();
-  }
-
-  /** The acknowledgment each result of a call got, as the capture shows it: the hook's acceptance, or a fault rule's refusal. */
-  private noteAcks(e: Entry, events: readonly WireEvent[]): void {
-    const rows = this.calls.peek();
-    let next: CallRow[] | null = null;
-    for (const ev of events) {
-      if (ev.kind !== 'event' || ev.type !== 'action:result' || ev.dir !== 'out') continue;
-      const rid = (ev.payload as { requestId?: unknown } | undefined)?.requestId;
-      const i = rows.findIndex((r) => r.client === e.key && r.requestId === rid);
-      if (i < 0) continue;
-      next ??= [...rows];
-      const row = next[i]!;
-      const interim = (ev.payload as { interim?: unknown }).interim === true;
-      const word = ev.fault === 'refused' ? `refused (fault rule ${ev.faulted})` : !ev.wantsAck ? (interim ? 'interim result (no acknowledgment asked)' : 'result (no acknowledgment asked)') : interim ? 'interim result accepted' : 'accepted { ok: true }';
-      next[i] = { ...row, acks: [...row.acks, word] };
-    }
-    if (next) this.calls.value = next;
   }
 
   /** The hook's word on a command the stand-in sent; true when it was one. */
@@ -290,7 +295,7 @@ export class StandInSeats {
           w?.(out.outcome);
           continue;
         }
-        if (out.kind === 'ack') continue; // Said from the capture (noteAcks): the hook acknowledges, or a rule refused.
+        if (out.kind === 'ack') this.noteAck(e.key, out);
         if (out.kind === 'request') {
           this.updateRow(out.callId, (r) => ({ ...r, state: 'pending', requestId: out.request.requestId, sends: r.sends + 1, ...(out.request.approval && !r.approvalId ? { approvalId: out.request.approval.approvalId } : {}) }));
           const a = out.request.approval;
@@ -304,16 +309,34 @@ export class StandInSeats {
         // The client as it is now: a Socket.IO client's injection target appears once it upgraded.
         const client = this.deps.recorder().clients.get(e.key) ?? e.standIn.client;
         const plan = planOutput(client, out, this.ids);
+        const callId = out.kind === 'ack' ? undefined : out.callId;
         if (!plan.ok) {
-          this.fail(e.key, out.callId, plan.error);
+          if (callId) this.fail(e.key, callId, plan.error);
+          else this.noteAck(e.key, out as Extract<StandInOutput, { kind: 'ack' }>, `not sent: ${plan.error}`);
           continue;
         }
         for (const { command, frameId } of plan.commands) {
-          this.sent.set(command.id, { client: e.key, callId: out.callId });
-          if (this.deps.send({ ...command, frameId }) === false) this.fail(e.key, out.callId, 'not connected to a tab');
+          this.sent.set(command.id, { client: e.key, ...(callId ? { callId } : {}) });
+          if (this.deps.send({ ...command, frameId }) === false && callId) this.fail(e.key, callId, 'not connected to a tab');
         }
       }
     });
+  }
+
+  /** What the stand-in said to a result of its call (or, `note`, why it could not). */
+  private noteAck(key: string, out: Extract<StandInOutput, { kind: 'ack' }>, note?: string): void {
+    const rid = (out.of.payload as { requestId?: unknown } | undefined)?.requestId;
+    const client = this.deps.recorder().clients.get(key);
+    const word = note
+      ? `acknowledgment ${note}`
+      : client?.kind === 'socket.io'
+        ? out.value.ok
+          ? 'accepted { ok: true }'
+          : `refused: ${out.value.error}`
+        : client?.kind === 'direct'
+          ? 'accepted { ok: true } (by the hook)'
+          : `no acknowledgment (${client?.kind ?? 'this'} transport carries none)`;
+    this.calls.value = this.calls.peek().map((r) => (r.client === key && r.requestId === rid ? { ...r, acks: [...r.acks, word] } : r));
   }
 
   private fail(key: string, callId: string, error: string): void {

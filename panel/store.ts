@@ -176,6 +176,7 @@ export class PanelStore {
       model: () => this.session.peek().model,
       timers: () => this.timers.peek(),
       setSeats: (rules) => this.faults.setSeats(rules),
+      faults: () => ({ rules: this.faults.rules.peek(), seed: this.faults.seed.peek() }),
     });
     this.scenarios = new ScenarioBook(env.saved, this.standIn);
     this.site = new CaptureSite(env.sites);

@@ -223,7 +223,9 @@ function answerOf(r: CallRow): string {
   const o = r.outcome;
   const res = o.result;
   const body = res.success ? `success${res.data !== undefined ? ` ${short(JSON.stringify(res.data), 120)}` : ''}` : `error ${res.error?.code ?? ''}${res.error?.message ? `: ${short(res.error.message, 160)}` : ''}`;
-  return o.status === 'answered' ? body : `${o.status}: ${body}`;
+  const delivery = (res as { delivery?: { trimmed?: unknown; omitted?: unknown } }).delivery;
+  const trimmed = delivery?.trimmed === true ? ` (re-sent trimmed${Array.isArray(delivery.omitted) ? `, without ${delivery.omitted.join(', ')}` : ''})` : '';
+  return o.status === 'answered' ? body + trimmed : `${o.status}: ${body}`;
 }
 
 /** The request event of a call, to open its exchange. */
@@ -260,7 +262,7 @@ function Calls() {
               </td>
               <td title="1 + re-sends while neither a receipt nor an answer came (§7.3.7)">{r.sends}</td>
               <td data-testid="stand-in-answer">{answerOf(r)}</td>
-              <td>{[...r.acks, ...(r.outcome?.refused.map((x) => `refused: ${x}`) ?? [])].join('; ') || '—'}</td>
+              <td>{r.acks.join('; ') || '—'}</td>
               <td>
                 {ev && (
                   <button class="link" onClick={() => store.openEvent(ev)}>

@@ -103,6 +103,35 @@ describe('stand-in runtime in the panel', () => {
     assert.equal(back.success, true);
   });
 
+  test("a refuse-result rule of the Faults view: the stand-in refuses the client's result, the client re-sends it trimmed (§7.3.6) and the stand-in accepts that", async () => {
+    await panel.getByRole('tab', { name: 'Faults' }).click();
+    await panel.getByLabel('Direction').selectOption({ label: 'from the client (app → runtime)' });
+    await panel.getByLabel('Surface', { exact: true }).selectOption('catalog');
+    await panel.getByLabel('Action', { exact: true }).selectOption('search');
+    await panel.getByLabel('Fault', { exact: true }).selectOption({ label: 'Refuse the result' });
+    await panel.getByLabel('Error', { exact: true }).fill('too big for the test');
+    await panel.getByLabel('At most (times)').fill('1');
+    await panel.getByRole('button', { name: 'Add rule' }).click();
+    await panel.getByTestId('faults-banner').waitFor();
+
+    await panel.getByRole('tab', { name: 'Runtime' }).click();
+    await panel.getByRole('button', { name: /^Take over socket\.io:/ }).click();
+    const before = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('catalog', 'search', { query: 'refused once' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    const { requestId, answer } = await newestAnswer(before + 1);
+    assert.match(answer, /^success/);
+    const row = panel.getByRole('table', { name: 'Stand-in requests' }).locator('tbody tr').first();
+    assert.equal((await row.locator('td').nth(4).innerText()).trim(), 'refused: too big for the test; accepted { ok: true }');
+    // The answer accepted is the client's re-send, which says so itself (§7.3.6: `delivery: { trimmed: true, omitted }`).
+    assert.match(answer, /\(re-sent trimmed, without \S/);
+    assert.equal(runtimeGot('action:result', requestId), false, "neither result reached the app's runtime");
+    await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
+    await panel.getByRole('tab', { name: 'Faults' }).click();
+    await panel.getByRole('button', { name: 'Clear all rules' }).click();
+    await panel.getByTestId('faults-banner').waitFor({ state: 'detached' });
+  });
+
   test('an approval issued for exact params lets clear_cart run once; the same approval again is refused by the app', async () => {
     await panel.getByRole('tab', { name: 'Runtime' }).click();
     await panel.getByRole('button', { name: /^Take over socket\.io:/ }).click();
