@@ -256,6 +256,17 @@ describe('the virtual server with no runtime running', () => {
       }
     });
   }
+
+  test("closing the tab's last panel turns serving off: the next load goes to the network", async () => {
+    assert.match(String(await page.evaluate(() => sessionStorage.getItem('__oui_devtools_serve'))), /socket\.io/, 'the rules are kept while a panel is open');
+    await panel.close();
+    const before = site.requests.length;
+    // The background tells every frame's hook as the last panel's port closes; the page's session storage forgets the rules.
+    await until(async () => (await page.evaluate(() => sessionStorage.getItem('__oui_devtools_serve'))) === null, 'the rules gone from the page', 10_000, 50);
+    await page.reload();
+    await until(() => site.requests.slice(before).some((p) => p.startsWith('/socket.io/?EIO=4')), 'the Socket.IO client asked the network', 15_000, 50);
+    await until(() => site.upgrades.some((p) => p.startsWith('/ws-json')), 'the notifications client asked the network', 15_000, 50);
+  });
 });
 
 describe('a URL that does not match goes to the network', () => {
