@@ -12,65 +12,30 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
-import { demoUpgraded, injectable } from '../support/demo-page.ts';
+import type { Browser } from '../support/browser.ts';
+import type { DemoServer } from '../demo/server.ts';
+import { composerReady, openDemoPanel, type DemoPanel } from '../support/demo-panel.ts';
+import { compose, sendInjected } from '../support/composer.ts';
 import { openFindingGroup } from '../support/findings.ts';
 
+let d: DemoPanel;
 let demo: DemoServer;
 let browser: Browser;
 let page: Page;
 let panel: Page;
 
-/** Picks surface, client and action: the only client with the surface is chosen and named as text, else it is picked by kind. */
-async function compose(kind: string, surfaceId: string, actionId: string): Promise<void> {
-  await panel.getByRole('tab', { name: 'Inject' }).click();
-  const surface = panel.getByRole('combobox', { name: 'Surface', exact: true });
-  await panel.waitForFunction(
-    (s) => [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === s && o.dataset.mounted === 'true'),
-    surfaceId,
-    { timeout: 15_000 },
-  );
-  await surface.selectOption(surfaceId);
-  const picker = panel.getByRole('combobox', { name: 'Inject into client' });
-  if (await picker.count()) {
-    const option = picker.locator('option', { hasText: `${kind}:` });
-    await picker.selectOption((await option.first().getAttribute('value'))!);
-  } else {
-    assert.match(await panel.getByTestId('chosen-client').innerText(), new RegExp(`^Client ${kind}:`));
-  }
-  await panel.getByRole('combobox', { name: 'Action', exact: true }).selectOption(actionId);
-}
-
-/** Sends and waits for the newest history row to carry the client's final answer; returns that row. */
-async function send(): Promise<import('playwright-core').Locator> {
-  const rows = panel.getByTestId('inject-history').locator('tbody tr');
-  const before = await rows.count().catch(() => 0);
-  await panel.getByRole('button', { name: /^Send/ }).click();
-  await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=inject-history] tbody tr').length > n, before);
-  const row = rows.first();
-  await panel.waitForFunction(() => /success|error/.test(document.querySelector('[data-testid=inject-history] tbody tr [data-testid=inject-answer]')?.textContent ?? ''), undefined, { timeout: 15_000 });
-  return row;
-}
-
 const badge = async () => ((await panel.getByTestId('findings-badge').count()) ? Number(await panel.getByTestId('findings-badge').innerText()) : 0);
 
 describe('the composer and experiments', () => {
   before(async () => {
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1400, height: 900 } });
-    page = await browser.context.newPage();
-    await page.goto(demo.url);
-    panel = await openPanelPage(browser, await tabIdOf(browser, page));
-    await demo.runtime.waitForClient();
+    d = await openDemoPanel();
+    ({ demo, browser, page, panel } = d);
     // Injection rides Socket.IO's WebSocket: wait for the upgrade, and for the panel to have heard of it.
-    await demoUpgraded(page);
-    await injectable(panel, 'socket.io');
+    await composerReady(d);
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test("the composer's client picker is named apart from the toolbar's filter, and each client's option names its surfaces", async () => {
@@ -90,7 +55,7 @@ describe('the composer and experiments', () => {
   });
 
   test('each form field is a control named by its property, through a <label> tied to it', async () => {
-    await compose('socket.io', 'catalog', 'add_to_cart');
+    await compose(panel, 'catalog', 'add_to_cart', { kind: 'socket.io' });
     const productId = panel.getByRole('combobox', { name: 'productId', exact: true });
     const quantity = panel.getByRole('spinbutton', { name: 'quantity', exact: true });
     assert.equal(await productId.count(), 1);
@@ -120,9 +85,9 @@ describe('the composer and experiments', () => {
   });
 
   test("the client's answer (data, or error code and message) opens in the history row itself", async () => {
-    await compose('socket.io', 'catalog', 'search');
+    await compose(panel, 'catalog', 'search', { kind: 'socket.io' });
     await panel.getByRole('textbox', { name: 'query', exact: true }).fill('mug');
-    const ok = await send();
+    const ok = await sendInjected(panel);
     const okButton = ok.getByRole('button', { name: 'success' });
     assert.equal(await okButton.getAttribute('aria-expanded'), 'false');
     await okButton.click();
@@ -132,9 +97,9 @@ describe('the composer and experiments', () => {
     assert.match(await data.innerText(), /results/);
     assert.match(await data.innerText(), /total/);
 
-    await compose('socket.io', 'catalog', 'add_to_cart');
+    await compose(panel, 'catalog', 'add_to_cart', { kind: 'socket.io' });
     await panel.getByRole('textbox', { name: 'Params JSON' }).fill(JSON.stringify({ productId: 'no-such-product', quantity: 99 }));
-    const bad = await send();
+    const bad = await sendInjected(panel);
     const badButton = bad.getByRole('button', { name: /^error VALIDATION_ERROR/ });
     await badButton.click();
     const answer = bad.getByRole('region', { name: 'Answer' });
@@ -154,9 +119,9 @@ describe('the composer and experiments', () => {
     assert.equal(await panel.locator('.finding[data-experiment]').count(), 0);
 
     // On purpose: a confirm action with no approval.
-    await compose('socket.io', 'cart', 'clear_cart');
+    await compose(panel, 'cart', 'clear_cart', { kind: 'socket.io' });
     await panel.getByRole('radio', { name: 'send no approval' }).check();
-    await send();
+    await sendInjected(panel);
 
     await panel.getByRole('tab', { name: 'Findings' }).click();
     const toggle = panel.getByRole('checkbox', { name: /show my experiments/ });

@@ -12,11 +12,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
-import { demoUpgraded, injectable, SLOW_MS } from '../support/demo-page.ts';
+import type { Browser } from '../support/browser.ts';
+import type { DemoServer } from '../demo/server.ts';
+import { SLOW_MS } from '../support/demo-page.ts';
+import { composerReady, openDemoPanel, type DemoPanel } from '../support/demo-panel.ts';
+import { compose, sendInjected } from '../support/composer.ts';
 import { until } from '../support/wait.ts';
 
+let d: DemoPanel;
 let demo: DemoServer;
 let browser: Browser;
 let page: Page;
@@ -32,29 +35,6 @@ const surfacePicker = () => panel.getByRole('combobox', { name: 'Surface', exact
 const actionPicker = () => panel.getByRole('combobox', { name: 'Action', exact: true });
 const paramsJson = async () => JSON.parse(await panel.getByRole('textbox', { name: 'Params JSON' }).inputValue()) as Record<string, unknown>;
 
-/** Picks a surface mounted now, and an action. */
-async function compose(surfaceId: string, actionId: string): Promise<void> {
-  await panel.getByRole('tab', { name: 'Inject' }).click();
-  await panel.waitForFunction(
-    (s) => [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === s && o.dataset.mounted === 'true'),
-    surfaceId,
-    { timeout: SLOW_MS },
-  );
-  await surfacePicker().selectOption(surfaceId);
-  await actionPicker().selectOption(actionId);
-}
-
-/** Sends with the button as it reads now, and returns the newest history row once it shows the client's final answer. */
-async function send(name: string | RegExp): Promise<Locator> {
-  const rows = panel.getByTestId('inject-history').locator('tbody tr');
-  const before = await rows.count();
-  await panel.getByRole('button', { name, exact: typeof name === 'string' }).click();
-  await until(async () => (await rows.count()) > before, 'a new history row', SLOW_MS, 20);
-  const row = rows.first();
-  await until(async () => /success|error/.test(await row.getByTestId('inject-answer').innerText()), "the client's answer in the newest row", SLOW_MS, 20);
-  return row;
-}
-
 /** The Timeline's rows for the free-text `text`, with the request rows of it. */
 async function timelineRequests(text: string): Promise<Locator> {
   await panel.getByRole('tab', { name: 'Timeline' }).click();
@@ -66,32 +46,26 @@ async function timelineRequests(text: string): Promise<Locator> {
 
 describe('the composer as surfaces come and go', () => {
   before(async () => {
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1400, height: 900 } });
-    page = await browser.context.newPage();
-    await page.goto(demo.url);
-    panel = await openPanelPage(browser, await tabIdOf(browser, page));
-    await demo.runtime.waitForClient();
-    await demoUpgraded(page);
-    await injectable(panel, 'socket.io');
+    d = await openDemoPanel();
+    ({ demo, browser, page, panel } = d);
+    await composerReady(d);
     // Back to a composer with no client chosen by hand: the surface decides.
     await panel.getByRole('combobox', { name: 'Inject into client' }).selectOption('');
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('the only client with a surface is chosen and named, with no picker', async () => {
-    await compose('catalog', 'add_to_cart');
+    await compose(panel, 'catalog', 'add_to_cart');
     assert.equal(await panel.getByRole('combobox', { name: 'Inject into client' }).count(), 0, 'no client picker');
     assert.match(await panel.getByTestId('chosen-client').innerText(), /^Client socket\.io:/);
     assert.equal(await panel.getByRole('button', { name: 'Send', exact: true }).count(), 1);
   });
 
   test('a chosen surface that unmounts is kept, said to be not mounted and why; Send says so, sends on purpose, and SURFACE_UNAVAILABLE shows', async () => {
-    await compose('catalog', 'add_to_cart');
+    await compose(panel, 'catalog', 'add_to_cart');
     await panel.getByRole('combobox', { name: 'productId', exact: true }).selectOption({ label: 'mug-travel' });
     await panel.getByRole('spinbutton', { name: 'quantity', exact: true }).fill('3');
     const params = { productId: 'mug-travel', quantity: 3 };
@@ -121,7 +95,7 @@ describe('the composer as surfaces come and go', () => {
 
     // Send says so before sending; sent anyway, the client answers SURFACE_UNAVAILABLE.
     assert.equal(await panel.getByRole('button', { name: 'Send', exact: true }).count(), 0);
-    const row = await send('Send anyway (not mounted)');
+    const row = await sendInjected(panel, 'Send anyway (not mounted)');
     assert.match(await row.getByTestId('inject-answer').innerText(), /^error SURFACE_UNAVAILABLE/);
 
     // Mounted again: the notice goes, Send is plain Send, the edits are still there.
@@ -180,7 +154,7 @@ describe('the composer as surfaces come and go', () => {
 
   test('the form: oneOf alternatives numbered and choosable, errors beside their field, group annotations in their legend', async () => {
     await route('/checkout');
-    await compose('checkout', 'place_order');
+    await compose(panel, 'checkout', 'place_order');
     const payment = panel.getByRole('group', { name: 'payment', exact: true });
     const alternative = payment.getByRole('combobox', { name: 'payment: alternative' });
     assert.deepEqual(await alternative.locator('option').allInnerTexts(), ['1. type = card · requires type, last4', '2. type = invoice · requires type']);
@@ -213,7 +187,7 @@ describe('the composer as surfaces come and go', () => {
 
   test("the form: anyOf of a string and an object, and an array's Add item and remove", async () => {
     await route('/orders');
-    await compose('orders', 'export_orders');
+    await compose(panel, 'orders', 'export_orders');
     const range = panel.getByRole('group', { name: 'range', exact: true });
     const alternative = range.getByRole('combobox', { name: 'range: alternative' });
     assert.equal(await alternative.locator('option').count(), 2);

@@ -9,59 +9,27 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import type { DemoServer } from '../demo/server.ts';
 import { demoUpgraded, injectable, SLOW_MS } from '../support/demo-page.ts';
+import { composerReady, openDemoPanel, ORDER, type DemoPanel } from '../support/demo-panel.ts';
+import { compose, sendInjected } from '../support/composer.ts';
 import { until } from '../support/wait.ts';
 import { openFindingGroup } from '../support/findings.ts';
 import { HOOK_PORT_MARKER } from '../../src/messages.ts';
 
+let d: DemoPanel;
 let demo: DemoServer;
 let browser: Browser;
 let page: Page;
 let panel: Page;
 
-const ORDER = {
-  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
-  payment: { type: 'card', last4: '4242' },
-};
 
-/**
- * Picks surface, client and action in the composer: the surface first; the
- * only client with it is chosen and named as text, else it is picked by kind.
- */
-async function compose(kind: string, surfaceId: string, actionId: string, params?: unknown): Promise<void> {
-  await panel.click('#tab-inject');
-  await panel.waitForFunction(
-    (s) => [...document.querySelectorAll('select[aria-label="Surface"] option')].some((o) => (o as HTMLOptionElement).value === s && (o as HTMLOptionElement).dataset.mounted === 'true'),
-    surfaceId,
-    { timeout: 15_000 },
-  );
-  await panel.selectOption('select[aria-label="Surface"]', surfaceId);
-  const clientSelect = panel.locator('select[aria-label="Inject into client"]');
-  if (await clientSelect.count()) {
-    const value = await clientSelect.locator('option', { hasText: `${kind}:` }).first().getAttribute('value');
-    await clientSelect.selectOption(value!);
-  } else {
-    assert.match(await panel.getByTestId('chosen-client').innerText(), new RegExp(`^Client ${kind}:`));
-  }
-  await panel.selectOption('select[aria-label="Action"]', actionId);
-  if (params !== undefined) await panel.fill('textarea[aria-label="Params JSON"]', JSON.stringify(params));
-}
-
-/** Sends, and waits for the history's newest row to show the client's final answer. */
+/** Sends, and reads the history's newest row once it shows the client's final answer. */
 async function sendAndAnswer(): Promise<{ answer: string; requestId: string; delivery: string }> {
-  const before = await panel.locator('[data-testid=inject-history] tbody tr').count().catch(() => 0);
-  await panel.getByRole('button', { name: /^Send/ }).click();
-  const row = panel.locator('[data-testid=inject-history] tbody tr').first();
-  await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=inject-history] tbody tr').length > n, before);
-  await panel.waitForFunction(
-    () => /success|error/.test(document.querySelector('[data-testid=inject-history] tbody tr [data-testid=inject-answer]')?.textContent ?? ''),
-    undefined,
-    { timeout: 15_000 },
-  );
+  const row = await sendInjected(panel);
   return {
-    answer: (await row.locator('[data-testid=inject-answer]').innerText()).trim(),
+    answer: (await row.getByTestId('inject-answer').innerText()).trim(),
     requestId: (await row.getAttribute('data-request-id'))!,
     delivery: await row.locator('td').nth(2).innerText(),
   };
@@ -99,25 +67,19 @@ function runtimeSawResultFor(requestId: string): boolean {
 
 describe('replay and inject', () => {
   before(async () => {
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1400, height: 900 } });
-    page = await browser.context.newPage();
-    await page.goto(demo.url);
-    panel = await openPanelPage(browser, await tabIdOf(browser, page));
-    await demo.runtime.waitForClient();
+    d = await openDemoPanel();
+    ({ demo, browser, page, panel } = d);
     // Injection rides Socket.IO's WebSocket: wait for the upgrade, and for the panel to have heard of it.
-    await demoUpgraded(page);
-    await injectable(panel, 'socket.io');
+    await composerReady(d);
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('Socket.IO: the form composes the params, the real handler runs, the answer is paired and kept from the runtime', async () => {
     const cartBefore = Number(await page.locator('#cart-count').innerText());
-    await compose('socket.io', 'catalog', 'add_to_cart');
+    await compose(panel, 'catalog', 'add_to_cart', { kind: 'socket.io' });
     // The form, not the JSON box: pick a product and a quantity.
     await panel.getByLabel('productId', { exact: true }).selectOption({ label: 'mug-travel' });
     await panel.getByLabel('quantity', { exact: true }).fill('2');
@@ -131,14 +93,14 @@ describe('replay and inject', () => {
   });
 
   test('WebSocket JSON: an injected request runs the handler', async () => {
-    await compose('websocket', 'notifications', 'mark_read', { target: { all: true } });
+    await compose(panel, 'notifications', 'mark_read', { kind: 'websocket', params: { target: { all: true } } });
     const { answer } = await sendAndAnswer();
     assert.equal(answer, 'success');
     await page.waitForFunction(() => document.querySelector('#notif-unread')?.textContent?.trim() === '0');
   });
 
   test('postMessage: an injected request reaches the iframe client as if its host sent it', async () => {
-    await compose('postmessage', 'coupon-widget', 'apply_coupon', { code: 'SAVE10' });
+    await compose(panel, 'coupon-widget', 'apply_coupon', { kind: 'postmessage', params: { code: 'SAVE10' } });
     const { answer } = await sendAndAnswer();
     assert.equal(answer, 'success');
     const frame = page.frames().find((f) => f.url().includes('frame.html')) as Frame;
@@ -155,7 +117,7 @@ describe('replay and inject', () => {
       // Listen as the host page's runtime does: which results reach the page's own listeners?
       await page.evaluate(`window.hostSaw = []; addEventListener('message', (e) => { if (e.data && e.data.type === 'action:result') window.hostSaw.push(e.data.payload.requestId); });`);
       panel = await openPanelPage(browser, await tabIdOf(browser, page));
-      await compose('postmessage', 'coupon-widget', 'apply_coupon', { code: 'SAVE10' });
+      await compose(panel, 'coupon-widget', 'apply_coupon', { kind: 'postmessage', params: { code: 'SAVE10' } });
       const { answer, requestId } = await sendAndAnswer();
       assert.equal(answer, 'success');
       await frame.waitForSelector('#coupon-applied[data-code="SAVE10"]');
@@ -172,14 +134,14 @@ describe('replay and inject', () => {
   });
 
   test('direct hook: an injected request goes through the transport handler', async () => {
-    await compose('direct', 'help', 'open_article', { articleId: 'returns' });
+    await compose(panel, 'help', 'open_article', { kind: 'direct', params: { articleId: 'returns' } });
     const { answer } = await sendAndAnswer();
     assert.equal(answer, 'success');
     await page.waitForSelector('#help-article[data-article-id="returns"]');
   });
 
   test("with the toggle on, the answer reaches the app's runtime", async () => {
-    await compose('socket.io', 'catalog', 'search', { query: 'through' });
+    await compose(panel, 'catalog', 'search', { kind: 'socket.io', params: { query: 'through' } });
     await panel.getByLabel("let the answer reach the app's runtime").check();
     const { answer, requestId, delivery } = await sendAndAnswer();
     await panel.getByLabel("let the answer reach the app's runtime").uncheck();
@@ -189,12 +151,12 @@ describe('replay and inject', () => {
   });
 
   test('requests saved for an origin come back after the panel reloads', async () => {
-    await compose('socket.io', 'catalog', 'search', { query: 'saved mugs' });
+    await compose(panel, 'catalog', 'search', { kind: 'socket.io', params: { query: 'saved mugs' } });
     await panel.fill('input[aria-label="Name to save as"]', 'my search');
     await panel.getByRole('button', { name: 'Save request' }).click();
     await panel.waitForSelector('.saved li:has-text("my search")');
     await panel.reload();
-    await compose('socket.io', 'catalog', 'add_to_cart');
+    await compose(panel, 'catalog', 'add_to_cart', { kind: 'socket.io' });
     await panel.locator('.saved button.link', { hasText: 'my search' }).click();
     assert.equal(await panel.inputValue('select[aria-label="Action"]'), 'search');
     assert.deepEqual(JSON.parse(await panel.inputValue('textarea[aria-label="Params JSON"]')), { query: 'saved mugs' });
@@ -203,7 +165,7 @@ describe('replay and inject', () => {
   });
 
   test('invalid params are sent on purpose and the client answers VALIDATION_ERROR', async () => {
-    await compose('socket.io', 'catalog', 'add_to_cart', { productId: 'no-such-product', quantity: 99 });
+    await compose(panel, 'catalog', 'add_to_cart', { kind: 'socket.io', params: { productId: 'no-such-product', quantity: 99 } });
     await panel.waitForSelector('[data-testid=validation] ul.warn li');
     assert.equal(await panel.getByRole('button', { name: 'Send anyway (invalid params)' }).count(), 1);
     const { answer } = await sendAndAnswer();
@@ -319,7 +281,7 @@ describe('replay and inject', () => {
   test('a transaction without a valid approval is refused by the client and flagged by the panel', async () => {
     const result = await demo.runtime.request(await demo.runtime.waitForClient(), { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
     assert.equal(result.success, true);
-    await compose('socket.io', 'checkout', 'place_order', ORDER);
+    await compose(panel, 'checkout', 'place_order', { kind: 'socket.io', params: ORDER });
     await panel.waitForSelector('[data-testid=approval-block]');
     await panel.check('input[name=approval-mode] >> nth=1'); // a wrong argsHash
     const wrong = await sendAndAnswer();

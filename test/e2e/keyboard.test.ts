@@ -13,19 +13,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { KeyCounter, assertFocusKept, settled } from '../support/keys.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
+import { openDemoInDevtools, ORDER } from '../support/demo-panel.ts';
 import { REVIEW_TASKS } from '../support/review-tasks.ts';
 
 /** The review measured ≈95 keys for task 9; the panel must now do it in this many at most (test/support/review-tasks.ts). */
 const TASK_9_KEYS = REVIEW_TASKS[9].target;
 
-const ORDER = {
-  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
-  payment: { type: 'card', last4: '4242' },
-};
 
 let demo: DemoServer;
 let browser: Browser;
@@ -341,22 +338,16 @@ describe('the panel by keyboard', () => {
  * search, Escape its console drawer) see keys the panel lets through.
  */
 describe('the panel by keyboard in real DevTools', () => {
-  let demo: DemoServer;
-  let browser: Browser;
+  let d: Awaited<ReturnType<typeof openDemoInDevtools>>;
   before(async () => {
-    demo = await startDemoServer();
-    browser = await launch({ devtools: true, viewport: { width: 1280, height: 800 } });
+    d = await openDemoInDevtools();
   });
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('Ctrl+F (Cmd+F) from another view focuses the Timeline filter inside the DevTools frame; Escape goes back to the list, the filter kept, focus still in the panel', async () => {
-    const page = browser.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await browser.context.newPage());
-    await page.goto(demo.url);
-    const panel = await openDevtoolsPanel(browser);
-    const devtools = browser.context.pages().find((p) => p.url().startsWith('devtools://'))!;
+    const { panel, devtools } = d;
     await panel.locator('.vlist [role=row]').first().waitFor({ timeout: SLOW_MS });
     /** Where focus is: DevTools' own document, or inside the panel's frame (and on what there). */
     const where = async () => {

@@ -12,20 +12,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import type { DemoServer } from '../demo/server.ts';
+import { openDemoPanel, ORDER, type DemoPanel } from '../support/demo-panel.ts';
 import { argsHashSync } from '../../src/protocol/hashes.ts';
 
 const SHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
-const ORDER = {
-  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
-  payment: { type: 'card', last4: '4242' },
-};
 const UNAPPROVED = 3;
 
+let d: DemoPanel;
 let demo: DemoServer;
-let browser: Browser;
 let page: Page;
 let panel: Page;
 let client: string;
@@ -53,12 +49,8 @@ function ascending(ts: number[]): boolean {
 describe('long views you can navigate', () => {
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1280, height: 640 } });
-    page = await browser.context.newPage();
-    await page.goto(demo.url);
-    const tabId = await tabIdOf(browser, page);
-    panel = await openPanelPage(browser, tabId);
+    d = await openDemoPanel({ viewport: { width: 1280, height: 640 } });
+    ({ demo, page, panel } = d);
     client = await demo.runtime.waitForClient();
     const r = demo.runtime;
     // A route history longer than 5, cart updates, then the checkout: three orders with no approval, one with a wrong argsHash.
@@ -76,8 +68,7 @@ describe('long views you can navigate', () => {
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('Surfaces: the main app first, an index whose links scroll to and focus their section, a filter, empty clients counted', async () => {

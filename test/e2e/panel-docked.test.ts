@@ -11,9 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
+import type { Browser } from '../support/browser.ts';
 import type { DemoServer } from '../demo/server.ts';
-import { demoWithTraffic } from '../support/demo-traffic.ts';
+import { demoPanelWithTraffic, type DemoPanel } from '../support/demo-panel.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
 
 const SIZES = [
@@ -23,6 +23,7 @@ const SIZES = [
 const SHOTS = new URL('../../test-results/screenshots/docked/', import.meta.url).pathname;
 const DOCS = new URL('../../docs/screenshots/', import.meta.url).pathname;
 
+let d: DemoPanel;
 let browser: Browser;
 let demo: DemoServer;
 let panel: Page;
@@ -91,15 +92,11 @@ const listWidth = () => panel.locator('.split.with-detail .list-pane').evaluate(
 
 describe('docked layouts', () => {
   before(async () => {
-    browser = await launch({ viewport: { width: 1280, height: 800 } });
-    const page = await browser.context.newPage();
-    demo = await demoWithTraffic(page);
-    panel = await openPanelPage(browser, await tabIdOf(browser, page));
-    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 10, null, { timeout: SLOW_MS });
+    d = await demoPanelWithTraffic({ viewport: { width: 1280, height: 800 } });
+    ({ browser, demo, panel } = d);
   });
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   for (const size of SIZES) {

@@ -7,9 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
-import { demoWithTraffic } from '../support/demo-traffic.ts';
+import { demoPanelWithTraffic, openDemoInDevtools, type DemoPanel } from '../support/demo-panel.ts';
 import { contrastScript, type ContrastReport } from '../support/contrast.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
 
@@ -17,22 +15,16 @@ const AA = 4.5;
 const px = (s: string) => Number.parseFloat(s);
 
 describe('the panel in real DevTools', () => {
-  let browser: Browser;
-  let demo: DemoServer;
+  let d: Awaited<ReturnType<typeof openDemoInDevtools>>;
   before(async () => {
-    demo = await startDemoServer();
-    browser = await launch({ devtools: true, viewport: { width: 1280, height: 800 } });
+    d = await openDemoInDevtools();
   });
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test("body text is DevTools' own UI text size, at least 11 px", async () => {
-    const page = browser.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await browser.context.newPage());
-    await page.goto(demo.url);
-    const panel = await openDevtoolsPanel(browser);
-    const devtools = browser.context.pages().find((p) => p.url().startsWith('devtools://'))!;
+    const { panel, devtools } = d;
     // DevTools' own UI text: the label of one of its own panel tabs, beside the OUI tab.
     const host = await devtools.getByRole('tab', { name: 'Console', exact: true }).evaluate((el) => getComputedStyle(el).fontSize);
     const ours = {
@@ -50,19 +42,14 @@ describe('the panel in real DevTools', () => {
 });
 
 describe('contrast of every visible text, every view, light and dark', () => {
-  let browser: Browser;
-  let demo: DemoServer;
+  let d: DemoPanel;
   let panel: Page;
   before(async () => {
-    browser = await launch({ viewport: { width: 1280, height: 800 } });
-    const page = await browser.context.newPage();
-    demo = await demoWithTraffic(page);
-    panel = await openPanelPage(browser, await tabIdOf(browser, page));
-    await panel.waitForFunction(() => document.querySelectorAll('.vlist [role=row]').length >= 10, null, { timeout: SLOW_MS });
+    d = await demoPanelWithTraffic({ viewport: { width: 1280, height: 800 } });
+    panel = d.panel;
   });
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   for (const scheme of ['light', 'dark'] as const) {

@@ -13,17 +13,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import type { Browser } from '../support/browser.ts';
+import type { DemoServer } from '../demo/server.ts';
+import { openDemoPanel, tourTraffic, type DemoPanel } from '../support/demo-panel.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
 import { ActionCounter } from '../support/actions.ts';
 import { REVIEW_TASKS } from '../support/review-tasks.ts';
 
 const SHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
-const ORDER = {
-  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
-  payment: { type: 'card', last4: '4242' },
-};
 /** The views that name events, how their links are found, and what to open first to see them (Findings' groups are collapsed). */
 const LINK_VIEWS: Array<{ tab: string; links: string; open?: string }> = [
   { tab: 'Surfaces', links: '[data-event-link]:visible' },
@@ -36,6 +33,7 @@ const LINK_VIEWS: Array<{ tab: string; links: string; open?: string }> = [
 /** Refused orders sent with no approval: each one failed exchange. */
 const REFUSED = 2;
 
+let d: DemoPanel;
 let demo: DemoServer;
 let browser: Browser;
 let page: Page;
@@ -105,28 +103,14 @@ function rowContrasts(row: Locator): Promise<number[]> {
 describe('Timeline exchanges and links that go somewhere, on the demo app', () => {
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1400, height: 900 } });
-    page = await browser.context.newPage();
-    await page.goto(demo.url);
-    tabId = await tabIdOf(browser, page);
-    panel = await openPanelPage(browser, tabId);
-    const client = await demo.runtime.waitForClient();
-    const tour = demo.runtime.runScenario('tour', client, { stepMs: 50, approvalTimeoutMs: 15_000 });
-    await page.locator('#approve-btn').click({ timeout: 20_000 });
-    await tour;
-    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
-    for (let i = 0; i < REFUSED; i++) {
-      const refused = await demo.runtime.request(client, { surfaceId: 'checkout', actionId: 'place_order', params: ORDER });
-      assert.equal(refused.success, false);
-    }
-    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/' } });
+    d = await openDemoPanel();
+    ({ demo, browser, page, panel, tabId } = d);
+    await tourTraffic(d, { refused: REFUSED });
     await rows().first().waitFor({ timeout: SLOW_MS });
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('the default is one row per exchange; "failed" gives one tinted row per failed exchange with its code and message', async () => {

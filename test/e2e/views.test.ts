@@ -11,16 +11,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { launch, openAppAndPanel, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import type { DemoServer } from '../demo/server.ts';
+import { openDemoPanel, ORDER, tourTraffic, type DemoPanel } from '../support/demo-panel.ts';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.ts';
 
 const SHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
-const ORDER = {
-  shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
-  payment: { type: 'card', last4: '4242' },
-};
 const VIEWS = ['timeline', 'surfaces', 'hashes', 'observations', 'acks', 'approvals', 'findings', 'inject'];
 
+let d: DemoPanel;
 let demo: DemoServer;
 let browser: Browser;
 let page: Page;
@@ -34,21 +32,10 @@ async function view(name: string): Promise<void> {
 describe('panel views on the demo app', () => {
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1400, height: 900 } });
-    page = await browser.context.newPage();
-    await page.goto(demo.url);
-    tabId = await tabIdOf(browser, page);
-    panel = await openPanelPage(browser, tabId);
-    const client = await demo.runtime.waitForClient();
-    const tour = demo.runtime.runScenario('tour', client, { stepMs: 50, approvalTimeoutMs: 15_000 });
-    await page.locator('#approve-btn').click({ timeout: 20_000 });
-    await tour;
-    // One deliberate mistake the panel must flag: a transaction with no approval at all.
-    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/checkout' } });
-    const refused = await demo.runtime.request(client, { surfaceId: 'checkout', actionId: 'place_order', params: ORDER });
-    assert.equal(refused.success, false);
-    await demo.runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/' } });
+    d = await openDemoPanel();
+    ({ demo, browser, page, panel, tabId } = d);
+    // The tour, and one deliberate mistake the panel must flag: a transaction with no approval at all.
+    await tourTraffic(d, { refused: 1 });
     await page.click('#assistant-tip');
     await page.waitForFunction(() =>
       ((window as unknown as { __demo: { activity(): Array<{ actionId: string; kind: string }> } }).__demo.activity()).some((e) => e.actionId === 'show_tip' && e.kind === 'result'),
@@ -56,8 +43,7 @@ describe('panel views on the demo app', () => {
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('Surfaces: what the agent can do now, per client, with effects, approval badges and schemas', async () => {

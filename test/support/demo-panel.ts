@@ -4,10 +4,11 @@
  * put behind it: the runtime's tour with its order approved on the page, and
  * orders refused for want of an approval.
  */
-import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser, type LaunchOptions } from './browser.ts';
+import type { Frame, Page } from 'playwright-core';
+import { launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser, type LaunchOptions } from './browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { demoUpgraded, injectable } from './demo-page.ts';
+import { SLOW_MS } from './wait.ts';
 
 export const ORDER = {
   shipping: { name: 'Ada Lovelace', address: { street: '12 Analytical Row', city: 'London', postcode: 'N1 9GU', country: 'GB' }, method: 'standard' },
@@ -79,6 +80,57 @@ export async function tourTraffic(d: Pick<DemoPanel, 'demo' | 'page'>, opts: { r
   }
   await runtime.request(client, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/' } });
   return client;
+}
+
+/**
+ * The demo and its panel with the tour's traffic behind it (and one refused
+ * order), so every view has something to show: for tests that look at the
+ * panel rather than at the capture. Resolves once the Timeline shows `rows`
+ * rows at least.
+ */
+export async function demoPanelWithTraffic(opts: Pick<LaunchOptions, 'viewport'> = {}, rows = 10): Promise<DemoPanel> {
+  const d = await openDemoPanel(opts);
+  try {
+    await tourTraffic(d, { refused: 1 });
+    await d.panel.waitForFunction((n) => document.querySelectorAll('.vlist [role=row]').length >= n, rows, { timeout: SLOW_MS });
+    return d;
+  } catch (e) {
+    await d.close();
+    throw e;
+  }
+}
+
+/**
+ * The demo app in a tab of Chromium launched with DevTools open (docked at
+ * the bottom), and the OUI panel inside that real DevTools window: its frame,
+ * and DevTools' own page around it.
+ */
+export async function openDemoInDevtools(): Promise<{ demo: DemoServer; browser: Browser; page: Page; panel: Frame; devtools: Page; close(): Promise<void> }> {
+  const demo = await startDemoServer();
+  let browser: Browser | undefined;
+  try {
+    browser = await launch({ devtools: true, viewport: { width: 1280, height: 800 } });
+    const b = browser;
+    const page = b.context.pages().find((p) => !p.url().startsWith('devtools://')) ?? (await b.context.newPage());
+    await page.goto(demo.url);
+    const panel = await openDevtoolsPanel(b);
+    const devtools = b.context.pages().find((p) => p.url().startsWith('devtools://'))!;
+    return {
+      demo,
+      browser: b,
+      page,
+      panel,
+      devtools,
+      async close() {
+        await b.close();
+        await demo.close();
+      },
+    };
+  } catch (e) {
+    await browser?.close();
+    await demo.close();
+    throw e;
+  }
 }
 
 /** Ready to inject: the demo's Socket.IO client on WebSocket (injection rides it), and the composer offering it. */
