@@ -255,7 +255,7 @@ function Calls() {
           const ev = requestEvent(store, r);
           return (
             <tr key={r.callId} data-request-id={r.requestId ?? ''} data-state={r.outcome?.status ?? r.state}>
-              <td>{clock(r.t)}</td>
+              <td class="nowrap">{clock(r.t)}</td>
               <td>
                 {r.surfaceId} › {r.actionId}
                 {r.approvalId && <div class="muted mono">approval {short(r.approvalId, 13)}{r.reused ? ' (reused)' : ''}</div>}

@@ -71,9 +71,12 @@ function SaveFromCapture() {
   };
   const save = async () => {
     const picked = shown.filter((x) => chosen.has(x.key));
+    // A step names its client only where the surface is on more than one: a label carries the page's host and port, which change between runs.
     const clientOf = (r: RequestState) => {
       const x = picked.find((p) => p.req === r);
-      return x ? recorder.clients.get(x.client)?.label : undefined;
+      if (!x) return undefined;
+      const having = new Set([x.client, ...[...model.clients.values()].filter((st) => st.surfaces.has(r.surfaceId)).map((st) => st.client.key)]);
+      return having.size > 1 ? recorder.clients.get(x.client)?.label : undefined;
     };
     await scenarios.saveFromRequests(
       picked.map((p) => p.req),

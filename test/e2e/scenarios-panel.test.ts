@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
@@ -23,6 +24,30 @@ let browser: Browser;
 let page: Page;
 let panel: Page;
 let dir: string;
+
+/**
+ * The docs' pictures of the view as it is now, light and dark (docs/NAME-light.png, -dark.png), with
+ * UPDATE_SCREENSHOTS=1; and always: docked to the side at 560 px, nothing is wider than the panel.
+ */
+async function pictures(name: string): Promise<void> {
+  const size = panel.viewportSize()!;
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    await panel.setViewportSize({ width: 1280, height: 800 });
+    for (const scheme of ['light', 'dark'] as const) {
+      await panel.emulateMedia({ colorScheme: scheme });
+      await panel.waitForFunction((s) => document.documentElement.dataset.theme === s, scheme);
+      await panel.screenshot({ path: fileURLToPath(new URL(`../../docs/${name}-${scheme}.png`, import.meta.url)) });
+    }
+    await panel.emulateMedia({ colorScheme: null });
+  }
+  await panel.setViewportSize({ width: 560, height: 800 });
+  const wide = await panel.evaluate(() => {
+    const view = document.querySelector('.main > .view')!;
+    return { page: document.documentElement.scrollWidth, view: view.scrollWidth, room: view.clientWidth };
+  });
+  assert.ok(wide.page <= 560 && wide.view <= wide.room, `docked at 560 px the view fits, with no sideways scroll (${JSON.stringify(wide)})`);
+  await panel.setViewportSize(size);
+}
 
 const cartCount = async () => Number(await page.locator('#cart-count').innerText());
 
@@ -84,6 +109,11 @@ describe('scenarios in the panel', () => {
       ],
     );
     assert.deepEqual(file.steps[0]!.expect, { success: true }, 'each step expects what its request got');
+    // One client has these surfaces: the steps name none (its label carries the page's host and port, which change between runs).
+    assert.deepEqual(
+      file.steps.map((s) => (s as { client?: string }).client),
+      [undefined, undefined, undefined],
+    );
 
     // On purpose: the second step now expects an error the app will not answer with.
     file.name = 'shop flow, edited';
@@ -108,6 +138,7 @@ describe('scenarios in the panel', () => {
     assert.match(verdicts[0]!, /^pass success/);
     assert.match(verdicts[1]!, /^fail expected error app:coupon_invalid, got success/);
     assert.match(verdicts[2]!, /^pass success/);
+    await pictures('scenarios');
     // The failing step really ran: the page's cart has the unit it added.
     await page.waitForFunction((n) => Number(document.querySelector('#cart-count')?.textContent) === n + 1, before);
 

@@ -9,6 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
@@ -43,6 +44,31 @@ async function newestAnswer(count: number): Promise<{ requestId: string; answer:
   const row = rows.first();
   await panel.waitForFunction(() => /^(success|error|timeout|unavailable|not-sent|not delivered)/.test(document.querySelector('[data-testid=stand-in-calls] tbody tr [data-testid=stand-in-answer]')?.textContent ?? ''), undefined, { timeout: SLOW_MS });
   return { requestId: (await row.getAttribute('data-request-id')) ?? '', answer: (await row.getByTestId('stand-in-answer').innerText()).trim() };
+}
+
+/**
+ * The docs' pictures of the view as it is now, light and dark (docs/NAME-light.png, -dark.png), with
+ * UPDATE_SCREENSHOTS=1; and always: docked to the side at 560 px, nothing is wider than the panel.
+ */
+async function pictures(name: string, top?: string): Promise<void> {
+  const size = panel.viewportSize()!;
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    await panel.setViewportSize({ width: 1280, height: 800 });
+    if (top) await panel.getByTestId(top).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    for (const scheme of ['light', 'dark'] as const) {
+      await panel.emulateMedia({ colorScheme: scheme });
+      await panel.waitForFunction((s) => document.documentElement.dataset.theme === s, scheme);
+      await panel.screenshot({ path: fileURLToPath(new URL(`../../docs/${name}-${scheme}.png`, import.meta.url)) });
+    }
+    await panel.emulateMedia({ colorScheme: null });
+  }
+  await panel.setViewportSize({ width: 560, height: 800 });
+  const wide = await panel.evaluate(() => {
+    const view = document.querySelector('.main > .view')!;
+    return { page: document.documentElement.scrollWidth, view: view.scrollWidth, room: view.clientWidth };
+  });
+  assert.ok(wide.page <= 560 && wide.view <= wide.room, `docked at 560 px the view fits, with no sideways scroll (${JSON.stringify(wide)})`);
+  await panel.setViewportSize(size);
 }
 
 const runtimeGot = (type: string, requestId: string) => demo.runtime.events.some((e) => e.type === type && (e.payload as { requestId?: string } | null)?.requestId === requestId);
@@ -163,6 +189,7 @@ describe('stand-in runtime in the panel', () => {
     const second = await newestAnswer(before + 3);
     assert.match(second.answer, /^error \S+: .*already used/);
     assert.notEqual(second.requestId, first.requestId);
+    await pictures('stand-in', 'stand-in-state');
     await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
   });
 });
