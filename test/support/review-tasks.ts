@@ -1,5 +1,5 @@
 /**
- * The usability review's ten tasks (/work/shared/docs/reviews/usability-review.md,
+ * The usability review's ten tasks (the shared docs/reviews/usability-review.md,
  * issue 20): what each took then, and the most actions the panel may take now.
  * An action is a click or a key press (test/support/actions.ts); the review
  * counted steps (a click, a choice in a list, a field's entry). The tests
