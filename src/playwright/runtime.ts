@@ -1,14 +1,14 @@
 /**
- * The fixture's stand-in runtime (`oui.call`): one StandIn per client
- * (src/runtime/stand-in.ts), fed the client's events as the capture decodes
- * them, its outputs delivered as hook commands to the frame that holds the
- * client (the bridge's command channel), and its deadlines and re-sends run
- * on one timer.
+ * The fixture's stand-in runtime (`oui.call`): which client a call goes to,
+ * and one StandInDriver per client (src/runtime/stand-in-driver.ts), fed the
+ * client's events as the capture decodes them, its commands delivered to the
+ * frame that holds the client through the bridge's command channel.
  */
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import type { Timers } from '../session/model/timers.ts';
-import { StandIn, type CallOutcome, type CallSpec, type ResultAck, type StandInOutput } from '../runtime/stand-in.ts';
-import { WireIds, planOutput } from '../runtime/stand-in-wire.ts';
+import { StandIn, type CallOutcome, type CallSpec } from '../runtime/stand-in.ts';
+import { WireIds } from '../runtime/stand-in-wire.ts';
+import { StandInDriver } from '../runtime/stand-in-driver.ts';
 import { whyNotInjectable } from '../session/wire/injection.ts';
 import type { Frame } from '@playwright/test';
 import type { SessionModel } from '../session/model/session-model.ts';
@@ -59,21 +59,16 @@ export interface CallReport extends CallOutcome {
 }
 
 interface Entry {
-  standIn: StandIn;
+  driver: StandInDriver;
   page: number;
   /** The client's key in the snapshot. */
   key: string;
-  rawKey: string;
-  calls: Map<string, { resolve: (o: CallOutcome) => void; reject: (e: Error) => void }>;
 }
 
 export class FixtureRuntime {
   private readonly entries = new Map<string, Entry>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly ids = new WireIds('oui-call');
   private readonly stop: () => void;
-  /** Acknowledgments the transport could not carry, said in a failed call's message. */
-  readonly notes: string[] = [];
   /** Decides each result's acknowledgment of a call (a fault rule's refusal); null accepts. */
   refuse: ((call: { surfaceId: string; actionId: string; transport: FaultTransport; client: string; clientKey: string }) => string | null) | null = null;
 
@@ -82,15 +77,18 @@ export class FixtureRuntime {
     private readonly timers?: Partial<Timers>,
   ) {
     this.stop = capture.listen((page, events) => {
-      for (const e of this.entries.values()) if (e.page === page) this.deliver(e, e.standIn.observe(events, Date.now()));
-      this.schedule();
+      for (const e of this.entries.values()) if (e.page === page) e.driver.observe(events);
     });
+  }
+
+  /** What the stand-ins could not send (a refusal the transport cannot carry), in words. */
+  get notes(): string[] {
+    return [...this.entries.values()].flatMap((e) => e.driver.notes);
   }
 
   close(): void {
     this.stop();
-    if (this.timer) clearTimeout(this.timer);
-    for (const e of this.entries.values()) for (const c of e.calls.values()) c.reject(new Error('oui.call: the test ended before the client answered'));
+    for (const e of this.entries.values()) e.driver.close('oui.call: the test ended before the client answered');
     this.entries.clear();
   }
 
@@ -99,13 +97,11 @@ export class FixtureRuntime {
     const ref = await this.waitForClient(surfaceId, options);
     const entry = this.entryOf(ref);
     const spec: CallSpec = { surfaceId, actionId, params, ...(options.approve ? { approve: options.approve } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.requestId ? { requestId: options.requestId } : {}) };
-    const outcome = new Promise<CallOutcome>((resolve, reject) => {
-      const { callId, outputs } = entry.standIn.call(spec, Date.now());
-      entry.calls.set(callId, { resolve, reject });
-      this.deliver(entry, outputs);
-    });
-    this.schedule();
-    return { ...(await outcome), client: ref.key };
+    try {
+      return { ...(await entry.driver.call(spec)), client: ref.key };
+    } catch (e) {
+      throw new Error(`oui.call: ${(e as Error).message}`);
+    }
   }
 
   /**
@@ -180,67 +176,20 @@ export class FixtureRuntime {
           return this.refuse?.({ surfaceId: call.surfaceId, actionId: call.actionId, transport: c.kind === 'polling' ? 'socket.io' : c.kind, client: tap, clientKey: c.key }) ?? null;
         },
       });
-      e = { standIn, page: ref.page, key: ref.key, rawKey: ref.client.key, calls: new Map() };
+      const page = ref.page;
+      const rawKey = ref.client.key;
+      const driver = new StandInDriver(standIn, {
+        client: () => this.capture.pageClient(page, rawKey) ?? ref.client,
+        send: async (command, frameId) => {
+          const answer = await this.capture.command(page, frameId, command);
+          return typeof answer === 'string' ? (answer === 'sent' ? null : answer) : answer.ok ? null : answer.error;
+        },
+      }, this.ids);
+      e = { driver, page, key: ref.key };
       this.entries.set(id, e);
       // What the client did so far: its registrations, its last surfacesHash.
-      standIn.observe(this.capture.pageEvents(ref.page), Date.now());
+      driver.observe(this.capture.pageEvents(ref.page));
     }
     return e;
   }
-
-  private deliver(e: Entry, outputs: StandInOutput[]): void {
-    for (const out of outputs) {
-      if (out.kind === 'done') {
-        const c = e.calls.get(out.callId);
-        e.calls.delete(out.callId);
-        c?.resolve(out.outcome);
-        continue;
-      }
-      // The client as it is now: a Socket.IO client's injection target appears once it upgraded.
-      const client: WireClient = this.capture.pageClient(e.page, e.rawKey) ?? e.standIn.client;
-      const plan = planOutput(client, out, this.ids);
-      if (!plan.ok) {
-        if (out.kind === 'ack') this.notes.push(`acknowledgment not sent: ${plan.error}`);
-        else this.failCall(e, out.callId, `cannot reach ${e.key}: ${plan.error}`);
-        continue;
-      }
-      if (plan.note && out.kind === 'ack' && !out.value.ok) this.notes.push(plan.note);
-      void (async () => {
-        for (const { command, frameId } of plan.commands) {
-          const answer = await this.capture.command(e.page, frameId, command);
-          const failed = typeof answer === 'string' ? (answer === 'sent' ? null : answer) : answer.ok ? null : answer.error;
-          if (failed !== null) {
-            if (out.kind === 'ack') this.notes.push(`acknowledgment ${describeAck(out.value)} not delivered: ${failed}`);
-            else this.failCall(e, out.callId, `${out.kind === 'request' ? 'the request' : out.type} could not be delivered to ${e.key}: ${failed}`);
-            return;
-          }
-        }
-      })();
-    }
-  }
-
-  private failCall(e: Entry, callId: string, message: string): void {
-    const c = e.calls.get(callId);
-    if (!c) return;
-    e.calls.delete(callId);
-    c.reject(new Error(`oui.call: ${message}`));
-  }
-
-  private schedule(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    let at = Infinity;
-    for (const e of this.entries.values()) at = Math.min(at, e.standIn.nextWake() ?? Infinity);
-    if (!Number.isFinite(at)) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const now = Date.now();
-      for (const e of this.entries.values()) this.deliver(e, e.standIn.tick(now));
-      this.schedule();
-    }, Math.max(0, at - Date.now()));
-  }
-}
-
-function describeAck(v: ResultAck): string {
-  return v.ok ? '{ ok: true }' : `{ ok: false, error: ${JSON.stringify(v.error)} }`;
 }

@@ -8,6 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StandIn, RESEND_FIRST_MS, socketIOAckId, type StandInOutput } from '../../src/runtime/stand-in.ts';
 import { WireIds, planOutput } from '../../src/runtime/stand-in-wire.ts';
+import { StandInDriver, type DriverTimers } from '../../src/runtime/stand-in-driver.ts';
+import type { HoldCommand, InjectCommand } from '../../src/messages.ts';
 import type { WireClient, WireEvent } from '../../src/session/wire/wire.ts';
 import { argsHashSync as independentArgsHash } from '../demo/independent/args-hash-node.ts';
 import { Decoder as SocketIOParser, PacketType, type Packet } from 'socket.io-parser';
@@ -215,5 +217,54 @@ describe('stand-in on the wire', () => {
     assert.equal(socketIOAckId('2/oui,0["action:result",{}]'), 0);
     assert.equal(socketIOAckId('2["action:result",{}]'), undefined);
     assert.equal(socketIOAckId('42/oui,["x"]'), undefined);
+  });
+});
+
+describe('stand-in driver', () => {
+  /** A clock and timers the test moves by hand. */
+  function clock(): DriverTimers & { advance(ms: number): void } {
+    let now = 0;
+    let due: { at: number; fn: () => void } | null = null;
+    return {
+      now: () => now,
+      set: (fn, ms) => (due = { at: now + ms, fn }),
+      clear: (h) => {
+        if (h === due) due = null;
+      },
+      advance(ms) {
+        now += ms;
+        const d = due;
+        if (d && d.at <= now) {
+          due = null;
+          d.fn();
+        }
+      },
+    };
+  }
+
+  it('a call resolves with the client\'s final result once its events arrive; the request went to the client\'s frame', async () => {
+    const sent: Array<{ command: InjectCommand | HoldCommand; frameId: number }> = [];
+    const s = fresh();
+    const d = new StandInDriver(s, { client: () => CLIENT, send: async (command, frameId) => (sent.push({ command, frameId }), null) }, new WireIds('t'), clock());
+    const p = d.call({ surfaceId: 'cart', actionId: 'add', params: {} });
+    await Promise.resolve();
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]!.frameId, 0);
+    const requestId = s.requestIdOf([...(s as unknown as { calls: Map<string, unknown> }).calls.keys()][0]!)!;
+    d.observe([result(requestId, { data: 7 })]);
+    const outcome = await p;
+    assert.equal(outcome.result.data, 7);
+  });
+
+  it('a request the hook could not deliver rejects the call with why; the timer makes TIMEOUT results', async () => {
+    const s = fresh({ resend: false, timers: { syncMs: 100 } });
+    const t = clock();
+    const failing = new StandInDriver(s, { client: () => CLIENT, send: async () => 'the socket is no longer open' }, new WireIds('t'), t);
+    await assert.rejects(failing.call({ surfaceId: 'cart', actionId: 'add', params: {} }), /could not be delivered to c1: the socket is no longer open/);
+    const s2 = fresh({ resend: false, timers: { syncMs: 100 } });
+    const d = new StandInDriver(s2, { client: () => CLIENT, send: async () => null }, new WireIds('t'), t);
+    const p = d.call({ surfaceId: 'cart', actionId: 'add', params: {} });
+    t.advance(100);
+    assert.equal((await p).status, 'timeout');
   });
 });
