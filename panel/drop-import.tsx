@@ -9,6 +9,7 @@ import { sessionFileText, type SessionFile } from '../src/session/wire/session-f
 import { mergeSessions, readDroppedFile } from './har-import.ts';
 import { useStore } from './store-context.ts';
 import type { PanelStore } from './store.ts';
+import { looksLikeScenario } from './scenarios.ts';
 
 /** Only a drag that carries files is ours: a dragged text selection or link is left to the page's inputs. */
 function carriesFiles(e: DragEvent): boolean {
@@ -32,6 +33,7 @@ function list(names: string[]): string {
 export async function importFiles(store: PanelStore, files: File[]): Promise<void> {
   const read: Array<{ name: string; text: string; file: SessionFile; har: boolean }> = [];
   const failed: Array<{ name: string; why: string }> = [];
+  const scenarios: string[] = [];
   for (const f of files) {
     let text: string;
     try {
@@ -40,11 +42,20 @@ export async function importFiles(store: PanelStore, files: File[]): Promise<voi
       failed.push({ name: f.name, why: `the file could not be read (${(e as Error).message})` });
       continue;
     }
+    // A scenario file goes to the Scenarios view, kept for the page's origin; the session on screen stays.
+    if (looksLikeScenario(text)) {
+      const s = await store.scenarios.importText(text, f.name);
+      if (s.ok) scenarios.push(f.name);
+      else failed.push({ name: f.name, why: store.scenarios.message.peek()?.text.replace(`${f.name} is not a scenario: `, 'not a scenario: ') ?? 'not a scenario' });
+      continue;
+    }
     const r = readDroppedFile(text);
     if (r.ok) read.push({ name: f.name, text, file: r.file, har: r.har });
     else failed.push({ name: f.name, why: r.why });
   }
   const kept = 'the current session is kept';
+  if (scenarios.length) store.view.value = 'scenarios';
+  if (!read.length && scenarios.length && !failed.length) return;
   if (!read.length) {
     const only = failed.length === 1 ? failed[0]! : undefined;
     store.notice.value = only

@@ -156,6 +156,26 @@ describe('scenarios in the panel', () => {
     await panel.getByRole('region', { name: 'Scenario shop flow', exact: true }).waitFor();
   });
 
+  test('a scenario file dropped on the panel is imported into the Scenarios view, the session on screen kept', async () => {
+    await panel.getByRole('tab', { name: 'Timeline' }).click();
+    // The live session is on screen (the positive witness for "kept" below).
+    await panel.locator('.vlist [role=row]').first().waitFor({ timeout: SLOW_MS });
+    const text = JSON.stringify({ format: 'oui-devtools-scenario', version: 1, name: 'dropped flow', steps: [{ surfaceId: 'catalog', actionId: 'search', params: { query: 'dropped' } }] });
+    const dataTransfer = await panel.evaluateHandle((t) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([t], 'dropped.oui-scenario.json', { type: 'application/json' }));
+      return dt;
+    }, text);
+    await panel.dispatchEvent('.main', 'dragenter', { dataTransfer });
+    await panel.dispatchEvent('.main', 'dragover', { dataTransfer });
+    await panel.dispatchEvent('.main', 'drop', { dataTransfer });
+    await panel.locator('#tab-scenarios[aria-selected=true]').waitFor();
+    await panel.getByRole('region', { name: 'Scenario dropped flow' }).waitFor();
+    await panel.getByTestId('scenario-message').filter({ hasText: /Imported "dropped flow" \(1 step\) from dropped\.oui-scenario\.json/ }).waitFor();
+    // Still the live capture: no "Back to live" (an imported session would show it).
+    assert.equal(await panel.getByRole('button', { name: 'Back to live' }).count(), 0);
+  });
+
   test('a file that is not a scenario is refused, and says why', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ format: 'oui-devtools-scenario', version: 1, steps: [{ surfaceId: 'catalog', params: [] }] }));
