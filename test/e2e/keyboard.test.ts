@@ -13,17 +13,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
-import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { openPanelPage, type Browser } from '../support/browser.ts';
+import type { DemoServer } from '../demo/server.ts';
 import { KeyCounter, assertFocusKept, settled } from '../support/keys.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
-import { openDemoInDevtools, ORDER } from '../support/demo-panel.ts';
+import { openDemoInDevtools, openDemoPanel, ORDER, type DemoPanel } from '../support/demo-panel.ts';
 import { REVIEW_TASKS } from '../support/review-tasks.ts';
 
 /** The review measured ≈95 keys for task 9; the panel must now do it in this many at most (test/support/review-tasks.ts). */
 const TASK_9_KEYS = REVIEW_TASKS[9].target;
 
 
+let d: DemoPanel;
 let demo: DemoServer;
 let browser: Browser;
 let panel: Page;
@@ -103,12 +104,8 @@ async function freshTimeline(): Promise<void> {
 
 describe('the panel by keyboard', () => {
   before(async () => {
-    demo = await startDemoServer();
-    browser = await launch({ viewport: { width: 1280, height: 700 } });
-    const page = await browser.context.newPage();
-    await page.goto(demo.url);
-    tabId = await tabIdOf(browser, page);
-    panel = await openPanelPage(browser, tabId);
+    d = await openDemoPanel({ viewport: { width: 1280, height: 700 } });
+    ({ demo, browser, panel, tabId } = d);
     const client = await demo.runtime.waitForClient();
     // A list longer than a screen: searches, an earlier failure (an invalid quantity), the refused order (no approval), then more searches.
     for (let i = 0; i < 70; i++) await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: `mug ${i}`, category: 'all', sort: 'price_asc' } });
@@ -130,8 +127,7 @@ describe('the panel by keyboard', () => {
   });
 
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    await d?.close();
   });
 
   test('list: ↓ with nothing selected goes to the newest row; Home, PageDown, PageUp, End, ↑ move the selection and scroll it into view', async () => {
