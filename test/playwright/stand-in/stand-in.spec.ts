@@ -185,3 +185,39 @@ test('a refuse-result rule: the stand-in refuses the shop’s result ({ ok: fals
   const whole = await oui.call('catalog', 'search', { query: 'shirt' });
   expect(whole.delivery).toBeUndefined();
 });
+
+test('an async action: the interim result is not the end, oui.call resolves with the final one (§7.3.3)', async ({ page, oui }) => {
+  await ready(page);
+  expect((await oui.call('shop-nav', 'navigate', { route: '/orders' })).success).toBe(true);
+  const result = await oui.call('orders', 'export_orders', { format: 'json' });
+  expect(result.success, JSON.stringify(result.error)).toBe(true);
+  expect(result.interim).not.toBe(true);
+  // The page's own job agrees: done, as many rows as the result says.
+  const job = await page.evaluate(() => (window as unknown as { __demo: { state(): { exportJob: { status: string; rows: number } } } }).__demo.state().exportJob);
+  expect(job.status).toBe('done');
+  expect((result.data as { rows: number }).rows).toBe(job.rows);
+  // "one immediate acknowledgment result, then one final result": interim ones (the demo reports progress on them) came first,
+  // and the call resolved with the last, the one with interim: false.
+  const events = await oui.events();
+  const answers = events.filter((e) => e.type === 'action:result' && e.dir === 'out' && (e.payload as { requestId?: string }).requestId === result.requestId);
+  const interim = answers.map((e) => (e.payload as { interim?: boolean }).interim);
+  expect(interim.length).toBeGreaterThan(1);
+  expect(interim.slice(0, -1).every((i) => i === true)).toBe(true);
+  expect(interim.at(-1)).toBe(false);
+});
+
+test('the surface goes away mid-call: SURFACE_UNAVAILABLE (§7.2)', async ({ page, oui }) => {
+  await ready(page);
+  expect((await oui.call('shop-nav', 'navigate', { route: '/orders' })).success).toBe(true);
+  const pending = oui.call('orders', 'export_orders', { format: 'csv' });
+  // Once the export runs (its interim result is in), the real runtime leads the page away from /orders.
+  await page.waitForFunction(() => (window as unknown as { __demo: { state(): { exportJob: { status: string } | null } } }).__demo.state().exportJob?.status === 'running');
+  const shop = await demo.runtime.waitForClient();
+  expect((await demo.runtime.request(shop, { surfaceId: 'shop-nav', actionId: 'navigate', params: { route: '/' } })).success).toBe(true);
+  const result = await pending;
+  expect(result.success).toBe(false);
+  expect(result.error?.code).toBe('SURFACE_UNAVAILABLE');
+  // The capture shows the deregistration it followed.
+  const events = await oui.events();
+  expect(events.some((e) => e.type === 'surface:deregister' && (e.payload as { surfaceId?: string }).surfaceId === 'orders')).toBe(true);
+});
