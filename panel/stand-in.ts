@@ -335,7 +335,7 @@ export class StandInSeats {
           : `refused: ${out.value.error}`
         : client?.kind === 'direct'
           ? 'accepted { ok: true } (by the hook)'
-          : `no acknowledgment (${client?.kind ?? 'this'} transport carries none)`;
+          : 'none: the transport carries no acknowledgment of a result';
     this.calls.value = this.calls.peek().map((r) => (r.client === key && r.requestId === rid ? { ...r, acks: [...r.acks, word] } : r));
   }
 

@@ -228,6 +228,11 @@ function answerOf(r: CallRow): string {
   return o.status === 'answered' ? body + trimmed : `${o.status}: ${body}`;
 }
 
+/** Plain WebSocket and postMessage carry no acknowledgment of a result (only Socket.IO's ack and a direct transport's callback do). */
+function noAcks(client: WireClient | undefined): boolean {
+  return client?.kind === 'websocket' || client?.kind === 'postmessage';
+}
+
 /** The request event of a call, to open its exchange. */
 function requestEvent(store: PanelStore, r: CallRow): string | undefined {
   if (r.outcome?.eventIds.length) return r.outcome.eventIds[0];
@@ -262,7 +267,7 @@ function Calls() {
               </td>
               <td title="1 + re-sends while neither a receipt nor an answer came (§7.3.7)">{r.sends}</td>
               <td data-testid="stand-in-answer">{answerOf(r)}</td>
-              <td>{r.acks.join('; ') || '—'}</td>
+              <td>{r.acks.join('; ') || (noAcks(store.recorder.clients.get(r.client)) ? 'none: the transport carries no acknowledgment of a result' : '—')}</td>
               <td>
                 {ev && (
                   <button class="link" onClick={() => store.openEvent(ev)}>

@@ -129,6 +129,23 @@ describe('stand-in runtime in the panel', () => {
     assert.equal(back.success, true);
   });
 
+  test('postMessage: the stand-in plays the host frame; direct: it calls the handlers', async () => {
+    const before = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('coupon-widget', 'apply_coupon', { code: 'SAVE10' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    assert.match((await newestAnswer(before + 1)).answer, /^success/);
+    // The widget's own page shows the coupon applied.
+    const frame = page.frames().find((f) => f.url().includes('frame.html'))!;
+    await frame.waitForSelector('#coupon-applied[data-code="SAVE10"]', { timeout: SLOW_MS });
+    const row = panel.getByRole('table', { name: 'Stand-in requests' }).locator('tbody tr').first();
+    assert.equal((await row.locator('td').nth(4).innerText()).trim(), 'none: the transport carries no acknowledgment of a result');
+
+    await compose('help', 'open_article', { articleId: 'returns' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    assert.match((await newestAnswer(before + 2)).answer, /^success/);
+    await page.waitForSelector('#help-article[data-article-id="returns"]', { timeout: SLOW_MS });
+  });
+
   test("a refuse-result rule of the Faults view: the stand-in refuses the client's result, the client re-sends it trimmed (§7.3.6) and the stand-in accepts that", async () => {
     await panel.getByRole('tab', { name: 'Faults' }).click();
     await panel.getByLabel('Direction').selectOption({ label: 'from the client (app → runtime)' });
