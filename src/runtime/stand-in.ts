@@ -107,6 +107,10 @@ export interface StandInOptions {
 }
 
 export const RESEND_FIRST_MS = 3000;
+/** Ended calls kept for `outcome` and for discarding late results; the oldest go first (a long panel session stays bounded). */
+export const MAX_ENDED_CALLS = 1000;
+/** Event ids remembered so that an event fed twice is taken once. */
+const MAX_SEEN = 50_000;
 export const RESEND_MAX = 3;
 const APPROVAL_TIMEOUT_MS = 60_000;
 
@@ -155,7 +159,7 @@ export class StandIn {
   private readonly own = new Map<string, string>();
   private readonly timers: Pick<Timers, 'syncMs' | 'asyncAckMs'>;
   private readonly newId: () => string;
-  private seen = new Set<string>();
+  private readonly seen = new Set<string>();
   /** The time of the latest call, observation or tick: what made results are stamped with. */
   private now = 0;
   /** Results that came after their call ended, by requestId: discarded (§7.5). */
@@ -248,6 +252,14 @@ export class StandIn {
     for (const ev of events) {
       if (ev.client !== this.client.key || this.seen.has(ev.id)) continue;
       this.seen.add(ev.id);
+      if (this.seen.size > MAX_SEEN) {
+        // The oldest half: an event fed again that long after is not expected.
+        let n = MAX_SEEN / 2;
+        for (const id of this.seen) {
+          if (n-- <= 0) break;
+          this.seen.delete(id);
+        }
+      }
       this.observeOne(ev, now, out);
     }
     return out;
@@ -435,6 +447,19 @@ export class StandIn {
     c.state = 'done';
     const outcome: CallOutcome = { status, result, requestId: c.request?.requestId ?? '', eventIds: [...c.eventIds], refused: [...c.refused], sends: c.sends, ...(reason ? { reason } : {}) };
     (c as Call & { outcome: CallOutcome }).outcome = outcome;
+    this.prune();
     return [{ kind: 'done', callId: c.id, outcome }];
+  }
+
+  private prune(): void {
+    let ended = 0;
+    for (const c of this.calls.values()) if (c.state === 'done') ended++;
+    for (const [id, c] of this.calls) {
+      if (ended <= MAX_ENDED_CALLS) break;
+      if (c.state !== 'done') continue;
+      this.calls.delete(id);
+      if (c.request) this.own.delete(c.request.requestId);
+      ended--;
+    }
   }
 }

@@ -268,3 +268,17 @@ describe('stand-in driver', () => {
     assert.equal((await p).status, 'timeout');
   });
 });
+
+describe('stand-in: bounded', () => {
+  it('keeps at most MAX_ENDED_CALLS ended calls, the newest', async () => {
+    const { MAX_ENDED_CALLS } = await import('../../src/runtime/stand-in.ts');
+    const s = fresh({ resend: false, timers: { syncMs: 1 } });
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_ENDED_CALLS + 5; i++) {
+      ids.push(s.call({ surfaceId: 'cart', actionId: 'add', params: {} }, 0).callId);
+      s.tick(1);
+    }
+    assert.equal(s.outcome(ids[0]!), undefined, 'the oldest was let go');
+    assert.equal((s.outcome(ids.at(-1)!) as { status: string }).status, 'timeout');
+  });
+});
