@@ -288,7 +288,8 @@ export class StandInSeats {
       for (const out of outputs) {
         if (out.kind === 'done') {
           const row = this.calls.peek().find((r) => r.callId === out.callId);
-          this.updateRow(out.callId, (r) => ({ ...r, state: 'done', outcome: out.outcome, requestId: r.requestId ?? (out.outcome.requestId || undefined) }));
+          // A call whose delivery failed stays failed: its later timeout says less than why.
+          this.updateRow(out.callId, (r) => ({ ...r, state: r.state === 'failed' ? 'failed' : 'done', outcome: out.outcome, requestId: r.requestId ?? (out.outcome.requestId || undefined) }));
           if (row?.approvalId && !row.reused && out.outcome.status === 'not-sent') this.updateApproval(row.approvalId, (a) => ({ ...a, state: 'refused', why: out.outcome.reason ?? 'not granted' }));
           const w = e.waiters.get(out.callId);
           e.waiters.delete(out.callId);
@@ -343,7 +344,10 @@ export class StandInSeats {
     const e = this.entries.get(key);
     const w = e?.waiters.get(callId);
     e?.waiters.delete(callId);
+    const row = this.calls.peek().find((r) => r.callId === callId);
     this.updateRow(callId, (r) => (r.state === 'done' ? r : { ...r, state: 'failed', error }));
+    // An approval asked on a call that could not go (a direct transport takes no ask): never granted.
+    if (row?.approvalId && !row.reused && row.state !== 'done') this.updateApproval(row.approvalId, (a) => (a.state === 'asked' ? { ...a, state: 'refused', why: error } : a));
     w?.({ error });
   }
 
