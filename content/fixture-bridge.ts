@@ -43,6 +43,8 @@ const OUI_FIXTURE_BINDING = FIXTURE_BINDING;
 const FLUSH_EVENT = '__OUI_FIXTURE_FLUSH_EVENT__';
 /** The command event's type; replaced with a secret per context as the flush event's is. */
 const COMMAND_EVENT = '__OUI_FIXTURE_COMMAND_EVENT__';
+/** How long an injection waits for the hook's answer. */
+const ANSWER_MS = 5000;
 /** Tasks to wait for the hook's port, when the hook installed but its port message has not been read yet. */
 const PORT_TRIES = 50;
 
@@ -205,7 +207,17 @@ function sendCommand(text: string, done: (a: CommandAnswer) => void, attempt: nu
       done('refused');
       return;
     }
-    if (command.type === 'hook:inject') answers[command.id] = done;
+    if (command.type === 'hook:inject') {
+      const id = command.id;
+      answers[id] = done;
+      // A hook answers at once; one that never does (another build) must not leave the fixture's evaluate hanging.
+      setTimeoutNative(() => {
+        const waiting = answers[id];
+        if (!waiting) return;
+        delete answers[id];
+        waiting({ ok: false, error: 'the hook did not answer' });
+      }, ANSWER_MS);
+    }
     Reflect.apply(portPost, hookPort, [command]);
     if (command.type !== 'hook:inject') done('sent');
   } catch {
