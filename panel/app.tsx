@@ -125,6 +125,8 @@ function usePanelKeys(store: PanelStore): void {
       }
       if (e.key !== 'Escape') return;
       const bar = timelineFilter.current?.closest('[role=search]');
+      // An open completion list is the filter box's to close first (panel/query-box.tsx).
+      if (e.target instanceof Element && e.target.getAttribute('aria-expanded') === 'true' && e.target.getAttribute('role') === 'combobox') return;
       if (bar && e.target instanceof Node && bar.contains(e.target)) {
         // From the filter or any control of its bar, to what they filter; a search field's Escape would empty it: kept.
         // Stopped too: in DevTools an Escape that reaches the document is forwarded to DevTools, which opens its console drawer on it.

@@ -52,12 +52,21 @@ import { categoryOf, field, surfaceOf } from './display-text.ts';
 import { RequestIds } from './event-request.ts';
 import { SearchBodies, Signatures, bitsDecide, headBorrows, headOf, holds, needleBits, needleOf, type Needle, type RequestFacts } from './search-text.ts';
 import { meetsCriteria, narrows, queryOf, sameQuery, type EventFacts, type Query, type TimelineCriteria } from './timeline-criteria.ts';
+import { eventType } from '../src/query/event-facts.ts';
 
 export interface FilterLookup {
   /** The request `requestId` of `client`, as the model currently has it. */
   request(client: string, requestId: string): RequestFacts | undefined;
   /** A recorded event by id (an ack's target). */
   event(id: string): WireEvent | undefined;
+  /** The names a `client:` term may match (key, kind, label); the key alone when not given. */
+  clientNames?(client: string): readonly string[];
+  /** Ids of the events some finding names. */
+  findingEvents?(): ReadonlySet<string>;
+  /** The user's own experiment (an injected or replayed request, or what answers it). */
+  isExperiment?(eventId: string): boolean;
+  /** Changes whenever what the model concludes of events may have (its revision): verdicts of `has:` and `is:experiment` are re-made then. */
+  modelMark?(): unknown;
 }
 
 export interface FilterSource {
@@ -84,6 +93,7 @@ interface Entry {
   status: string | undefined;
   surfaceId: string | undefined;
   actionId: string | undefined;
+  durationMs: number | undefined;
   /** Absolute places of its lined-up events, ascending. */
   readonly places: number[];
 }
@@ -156,7 +166,12 @@ export class TimelineFilter {
   private readonly searchBodies = new SearchBodies();
   private readonly signatures = new Signatures();
   /** The needle last searched for, with the signature bits a row must have to hold it. */
-  private needle: { text: string; needle: Needle; bits: Int32Array; decided: boolean } = this.needleFor('');
+  private lastNeedle = this.needleFor('');
+  private needles = new Map<string, { text: string; needle: Needle; bits: Int32Array; decided: boolean }>();
+  /** The model's mark when the verdicts were made, for terms that read what it concludes. */
+  private mark: unknown;
+  private findingIds: ReadonlySet<string> | undefined;
+  private readonly noNames = new Map<string, readonly string[]>();
   /** Absolute place up to which `prepare` has built bodies, in `prepareEvents`. */
   private prepareAt = 0;
   private prepareEvents: readonly WireEvent[] | undefined;
@@ -168,11 +183,43 @@ export class TimelineFilter {
     surface: (i) => surfaceOf(this.events[i]!) ?? this.entries[i]?.surfaceId ?? '',
     action: (i) => field(this.events[i]!, 'actionId') ?? this.entries[i]?.actionId ?? '',
     status: (i) => this.entries[i]?.status,
+    type: (i) => eventType(this.events[i]!),
+    clientNames: (i) => {
+      const key = this.events[i]!.client;
+      if (this.lookup.clientNames) return this.lookup.clientNames(key);
+      let names = this.noNames.get(key);
+      if (!names) this.noNames.set(key, (names = [key]));
+      return names;
+    },
+    dir: (i) => this.events[i]!.dir,
+    durationMs: (i) => this.entries[i]?.durationMs,
+    size: (i) => this.events[i]!.size,
+    hasFinding: (i) => (this.findingIds ??= this.lookup.findingEvents?.() ?? new Set()).has(this.events[i]!.id),
+    is: (i, flag) => {
+      const ev = this.events[i]!;
+      switch (flag) {
+        case 'experiment':
+          return ev.injected === true || this.lookup.isExperiment?.(ev.id) === true;
+        case 'faulted':
+          return ev.faulted !== undefined;
+        case 'injected':
+          return ev.injected === true;
+        case 'held':
+          return ev.held === true;
+      }
+    },
     holds: (i, needle) => {
-      const n = this.needle.text === needle ? this.needle : (this.needle = this.needleFor(needle));
+      let n = this.lastNeedle.text === needle ? this.lastNeedle : this.needles.get(needle);
+      if (n) this.lastNeedle = n;
+      else {
+        // A query has a few needles; a long session of typing leaves many behind.
+        if (this.needles.size > 32) this.needles.clear();
+        this.needles.set(needle, (n = this.lastNeedle = this.needleFor(needle)));
+      }
       if (!this.signatures.mayHold(i, n.bits)) return false;
       return n.decided || holds(this.heads[i]!, this.bodies[i]!, n.needle);
     },
+    text: (i) => this.heads[i]! + this.bodies[i]!,
   };
   /** How the last update went. */
   mode: UpdateMode = 'none';
@@ -201,7 +248,12 @@ export class TimelineFilter {
     this.testedLast = 0;
     const rowsKept = this.keepAligned(source);
     const prev = this.query;
-    if (!rowsKept || !prev || epoch !== this.epoch || !this.follows(source, end)) this.full(source, end, next, epoch);
+    // What the model concludes of events already tested may have changed: verdicts that read it are made again.
+    const mark = this.lookup.modelMark?.();
+    const marked = mark !== this.mark;
+    this.mark = mark;
+    if (marked) this.findingIds = undefined;
+    if (!rowsKept || !prev || epoch !== this.epoch || !this.follows(source, end) || (marked && (prev.readsModel || next.readsModel))) this.full(source, end, next, epoch);
     else {
       this.dropEvicted(source.evicted);
       this.mode = 'none';
@@ -389,7 +441,7 @@ export class TimelineFilter {
         entry = byId.get(rid);
         if (!entry) {
           const req = lookup.request(ev.client, rid);
-          entry = { client: ev.client, requestId: rid, seen: req, status: req?.status, surfaceId: req?.surfaceId, actionId: req?.actionId, places: [] };
+          entry = { client: ev.client, requestId: rid, seen: req, status: req?.status, surfaceId: req?.surfaceId, actionId: req?.actionId, durationMs: req?.durationMs, places: [] };
           byId.set(rid, entry);
           this.entryList.push(entry);
         }
@@ -420,12 +472,13 @@ export class TimelineFilter {
     for (const e of this.entryList) {
       const places = e.places;
       const req = lookup.request(e.client, e.requestId);
-      if (req === e.seen && req?.status === e.status && req?.surfaceId === e.surfaceId && req?.actionId === e.actionId) continue;
+      if (req === e.seen && req?.status === e.status && req?.surfaceId === e.surfaceId && req?.actionId === e.actionId && req?.durationMs === e.durationMs) continue;
       const headsMove = req?.surfaceId !== e.surfaceId || req?.actionId !== e.actionId;
       e.seen = req;
       e.status = req?.status;
       e.surfaceId = req?.surfaceId;
       e.actionId = req?.actionId;
+      e.durationMs = req?.durationMs;
       for (const at of places) {
         const i = at - evicted;
         if (headsMove && headBorrows(this.events[i]!)) {

@@ -22,6 +22,8 @@ export interface RequestFacts {
   readonly status: string;
   readonly surfaceId: string;
   readonly actionId: string;
+  /** From the first send to the final result (a `dur:` term reads it). */
+  readonly durationMs?: number;
 }
 
 /** "surface › action" as the Timeline shows it; results and acks borrow both from their request. */

@@ -34,6 +34,7 @@ import { ScenarioBook } from './scenarios.ts';
 import { CaptureSite, type SiteAccess } from './capture-site.ts';
 import { COVERAGE_POLL_MS, CoverageWatch } from './coverage-watch.ts';
 import { TimelineFilter, type Matches, type UpdateMode } from './incremental-filter.ts';
+import { SavedFilters } from './query-saved.ts';
 import { EventRows, Exchanges, type Rows } from './exchanges.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import { clock, typeLabel, type Category } from './display-text.ts';
@@ -62,8 +63,6 @@ function viewState() {
   return {
     timeline: {
       category: signal<Category | ''>(''),
-      surface: signal(''),
-      action: signal(''),
       status: signal(''),
       text: signal(''),
       rows: signal<RowsMode>('exchanges'),
@@ -148,7 +147,19 @@ export class PanelStore {
   private readonly filter = new TimelineFilter({
     request: (client, id) => this.session.peek().model.clients.get(client)?.requests.get(id),
     event: (id) => this.session.peek().recorder.byId.get(id),
+    clientNames: (key) => {
+      const c = this.session.peek().recorder.clients.get(key);
+      let names = c && this.clientNames.get(c);
+      if (c && !names) this.clientNames.set(c, (names = [c.key, c.kind, c.label]));
+      return names ?? [key];
+    },
+    findingEvents: () => new Set(this.session.peek().model.findings.flatMap((f) => f.events)),
+    isExperiment: (id) => this.session.peek().model.isExperiment(id),
+    modelMark: () => this.session.peek().model.revision,
   });
+  private readonly clientNames = new WeakMap<object, readonly string[]>();
+  /** Filters saved per origin (the Timeline's filter box). */
+  readonly savedFilters: SavedFilters;
   /** Which exchange each event belongs to, for the Timeline's exchange rows. */
   private readonly exchanges = new Exchanges((id) => this.session.peek().recorder.byId.get(id));
   /** The Timeline's list under its filter bar, from the session as published. */
@@ -169,6 +180,7 @@ export class PanelStore {
     this.timers = signal(resolveTimers(parseSetting(env.settings.get('oui.timers'))));
     if (env.settings.get('oui.timelineRows') === 'events') this.ui.timeline.rows.value = 'events';
     this.injector = new Injector(env.saved);
+    this.savedFilters = new SavedFilters(env.saved);
     this.faults = new FaultRules(env.saved);
     this.standIn = new StandInSeats({
       send: (m) => (this.connection ? (this.connection.send(m), true) : false),
@@ -189,7 +201,7 @@ export class PanelStore {
       const t = this.ui.timeline;
       const events = recorder.events;
       const end = paused === null ? events.length : Math.min(paused, events.length);
-      const criteria = { client: this.selectedClient.value, category: t.category.value, surface: t.surface.value, action: t.action.value, status: t.status.value, text: t.text.value };
+      const criteria = { client: this.selectedClient.value, category: t.category.value, status: t.status.value, text: t.text.value };
       const source = { events, end, evicted: recorder.evicted };
       const matches = this.filter.update(source, criteria, model);
       const rows = t.rows.value === 'exchanges' ? this.exchanges.fold(source, matches, t.expanded.value) : new EventRows(matches);
@@ -197,7 +209,7 @@ export class PanelStore {
     });
     this.filtersActive = computed(() => {
       const t = this.ui.timeline;
-      return !!(this.selectedClient.value || t.category.value || t.surface.value || t.action.value || t.status.value || t.text.value);
+      return !!(this.selectedClient.value || t.category.value || t.status.value || t.text.value);
     });
   }
 
@@ -251,7 +263,7 @@ export class PanelStore {
     this.view.value = 'inject';
   }
 
-  /** Resets every filter of the Timeline: type, surface, action, status, free text and the client picker. */
+  /** Resets every filter of the Timeline: type, status, the query box and the client picker. */
   /** Exchanges or All events, remembered as DevTools remembers its panels' toggles. */
   setRows(mode: RowsMode): void {
     this.ui.timeline.rows.value = mode;
@@ -262,8 +274,6 @@ export class PanelStore {
     const t = this.ui.timeline;
     batch(() => {
       t.category.value = '';
-      t.surface.value = '';
-      t.action.value = '';
       t.status.value = '';
       t.text.value = '';
       this.selectedClient.value = '';

@@ -4,8 +4,12 @@
  * for a failed answer, its error code and message, expandable (▸, →/←, a
  * click) to its raw events; "All events" shows every event as a row, results
  * and acknowledgments with the request they answer. A filter bar narrows by
- * type, surface, action, status and free text, shows which filters are on
- * and clears them all at once; the list is the store's `timeline` (a
+ * type, status and a query, shows which filters are on
+ * and clears them all at once. Its box speaks the query grammar
+ * (src/query/parse.ts, panel/query-box.tsx: `surface:cart status:failed
+ * dur:>500ms -is:experiment /re2/`), with completion and filters saved per
+ * origin; the Type and Status pickers combine with it, as the Network
+ * panel's type buttons combine with its filter box. The list is the store's `timeline` (a
  * computed over the session and the bar's signals,
  * panel/incremental-filter.ts), so rendering reads it and does no filtering
  * of its own.
@@ -17,7 +21,8 @@ import type { WireEvent } from '../../src/session/wire/wire.ts';
 import type { RequestState } from '../../src/session/model/model-types.ts';
 import { VirtualList } from '../components/virtual-list.tsx';
 import { Splitter } from '../components/splitter.tsx';
-import { timelineFilter } from '../keyboard.ts';
+import { QueryBox, QueryErrorLine, SavedFilterControls } from '../query-box.tsx';
+import { pageOrigin } from './scenarios.tsx';
 import { clock, field, ms, short, typeLabel, type Category } from '../display-text.ts';
 import { targetOf } from '../search-text.ts';
 import { failureText, isFailure } from '../event-request.ts';
@@ -283,7 +288,7 @@ export function Timeline() {
   const store = useStore();
   const { selectedEvent, selectedClient } = store;
   const session = store.session.value;
-  const { category, surface: surfaceFilter, action: actionFilter, status: statusFilter, text, rows: rowsMode, note } = store.ui.timeline;
+  const { category, status: statusFilter, text, rows: rowsMode, note } = store.ui.timeline;
   const { matches, rows: list, end, mode, testedLast, testedTotal } = store.timeline.value;
   usePreparation(store);
   const listBox = useRef<HTMLDivElement>(null);
@@ -300,15 +305,13 @@ export function Timeline() {
   return (
     <div class="timeline">
       <div class="filterbar" role="search">
-        <input ref={timelineFilter} type="search" placeholder="Filter" aria-label="Free-text filter" {...active(!!text.value)} value={text.value} onInput={(e) => setter(store, text)((e.target as HTMLInputElement).value)} />
+        <QueryBox store={store} text={text} onChange={setter(store, text)} />
         <select aria-label="Type" {...active(!!category.value)} value={category.value} onChange={(e) => setter(store, category)((e.target as HTMLSelectElement).value as Category | '')}>
           <option value="">All OUI</option>
           {CATEGORIES.map((c) => (
             <option value={c}>{c}</option>
           ))}
         </select>
-        <input placeholder="surface" aria-label="Surface" {...active(!!surfaceFilter.value)} value={surfaceFilter.value} onInput={(e) => setter(store, surfaceFilter)((e.target as HTMLInputElement).value)} />
-        <input placeholder="action" aria-label="Action" {...active(!!actionFilter.value)} value={actionFilter.value} onInput={(e) => setter(store, actionFilter)((e.target as HTMLInputElement).value)} />
         <select aria-label="Status" {...active(!!statusFilter.value)} value={statusFilter.value} onChange={(e) => setter(store, statusFilter)((e.target as HTMLSelectElement).value)}>
           <option value="">Any status</option>
           {STATUSES.map((s) => (
@@ -320,7 +323,8 @@ export function Timeline() {
             one client
           </span>
         )}
-        <button class="clear-filters" disabled={!store.filtersActive.value} title="Reset every filter: type, surface, action, status, free text and client" onClick={() => store.clearFilters()}>
+        <SavedFilterControls store={store} text={text} onChange={setter(store, text)} origin={pageOrigin(store)} />
+        <button class="clear-filters" disabled={!store.filtersActive.value} title="Reset every filter: type, status, the query and client" onClick={() => store.clearFilters()}>
           Clear filters
         </button>
         <RowsToggle mode={rowsMode} set={(m) => store.setRows(m)} />
@@ -331,6 +335,7 @@ export function Timeline() {
           </span>
         </span>
       </div>
+      <QueryErrorLine text={text} />
       {note.value && (
         <p class="timeline-note" role="status" data-testid="timeline-note">
           {note.value}{' '}

@@ -121,14 +121,12 @@ describe('Timeline exchanges', () => {
     const t = store.ui.timeline;
     assert.equal(store.filtersActive.value, false);
     t.category.value = 'acks';
-    t.surface.value = 'check';
-    t.action.value = 'place';
     t.status.value = 'failed';
-    t.text.value = 'x';
+    t.text.value = 'surface:check action:place x';
     store.selectedClient.value = CLIENT.key;
     assert.equal(store.filtersActive.value, true);
     store.clearFilters();
-    assert.deepEqual([t.category.value, t.surface.value, t.action.value, t.status.value, t.text.value, store.selectedClient.value], ['', '', '', '', '', '']);
+    assert.deepEqual([t.category.value, t.status.value, t.text.value, store.selectedClient.value], ['', '', '', '']);
     assert.equal(store.filtersActive.value, false);
     assert.equal(store.timeline.value.rows.length, 5);
   });
