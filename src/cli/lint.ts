@@ -11,6 +11,10 @@ import { InputError, LintEngine, type LintReport } from './engine.ts';
 import { atLeast, format, type FileResult } from './report-formats.ts';
 import { USAGE, UsageError, parseArgs, type Options } from './options.ts';
 import type { Timers } from '../session/model/timers.ts';
+import type { SessionModel } from '../session/model/session-model.ts';
+import type { WireEvent } from '../session/wire/wire.ts';
+import { compileQuery, sessionFacts } from '../query/event-facts.ts';
+import { meetsTerms } from '../query/match.ts';
 
 export interface Io {
   stdin: Readable;
@@ -66,8 +70,13 @@ function membersOf(members: Array<[string, string]>, where: string, at: number):
 }
 
 /** Lints one input stream. Throws InputError / ScanError for unusable input. */
-export async function lintStream(input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, opts: { spec?: string; timers?: Partial<Timers>; onBytes?: (n: number) => void } = {}): Promise<LintReport> {
-  const engine = new LintEngine({ ...(opts.spec ? { specVersion: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}) });
+export async function lintStream(
+  input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  opts: { spec?: string; timers?: Partial<Timers>; onBytes?: (n: number) => void; filter?: string } = {},
+): Promise<LintReport> {
+  // A filter reads the events its findings name, as the session ends: only then are they kept.
+  const kept = opts.filter !== undefined ? new Map<string, WireEvent>() : undefined;
+  const engine = new LintEngine({ ...(opts.spec ? { specVersion: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), ...(kept ? { onApply: (ev: WireEvent) => void kept.set(ev.id, ev) } : {}) });
   const scanner = new JsonScanner({
     top: (key, text) => engine.top(key, parsed(text, `"${key}"`, scanner.line)),
     log: (key, text) => engine.log(key, parsed(text, `log.${key}`, scanner.line)),
@@ -87,7 +96,30 @@ export async function lintStream(input: AsyncIterable<Uint8Array | string> | Ite
     opts.onBytes?.(bytes.length);
   }
   scanner.end();
-  return engine.finish();
+  const report = engine.finish();
+  return kept ? filtered(report, engine.model, kept, opts.filter!) : report;
+}
+
+/**
+ * The findings of the whole session with an event that matches `query`,
+ * read as the session ends (a request's status and duration are its last);
+ * a finding that names no event matches no query.
+ */
+function filtered(report: LintReport, model: SessionModel, events: ReadonlyMap<string, WireEvent>, query: string): LintReport {
+  const terms = compileQuery(query);
+  const facts = sessionFacts({
+    clients: new Map(report.clients.map((c) => [c.key, c])),
+    event: (id) => events.get(id),
+    request: (client, id) => model.clients.get(client)?.requests.get(id),
+    findings: model.findings,
+    isExperiment: (id) => model.isExperiment(id),
+  });
+  const findings = report.findings.filter((f) => f.events.some((id) => {
+    const ev = events.get(id);
+    return ev !== undefined && meetsTerms(ev, terms, facts);
+  }));
+  const left = report.findings.length - findings.length;
+  return { ...report, findings, notes: left ? [...report.notes, `--filter ${query}: ${left} of ${report.findings.length} findings left out (no event of theirs matches)`] : report.notes };
 }
 
 function applyRules(report: LintReport, rules: Options['rules']): LintReport {
@@ -158,7 +190,7 @@ export async function runLint(args: string[], io: Io): Promise<number> {
     };
     try {
       const input = file === '-' ? (io.stdin as AsyncIterable<Uint8Array>) : fileChunks(file);
-      const report = await lintStream(input, { ...(opts.spec ? { spec: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), onBytes: progress });
+      const report = await lintStream(input, { ...(opts.spec ? { spec: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), ...(opts.filter !== undefined ? { filter: opts.filter } : {}), onBytes: progress });
       results.push({ file, report: applyRules(report, opts.rules) });
     } catch (e) {
       if (tty) io.stderr.write('\r\u001b[K');

@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { isRuleId, isSpecVersion, SPEC_VERSIONS } from '../session/model/rules.ts';
 import type { Severity } from '../session/model/model-types.ts';
 import { isTimerValue, SPEC_TIMERS, TIMER_KEYS, type Timers } from '../session/model/timers.ts';
+import { errorText, parseQuery } from '../query/parse.ts';
 
 export const FORMATS = ['text', 'json', 'junit', 'sarif', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -27,6 +28,8 @@ export interface Options {
   timers?: Partial<Timers>;
   /** The config file read, if any. */
   config?: string;
+  /** `--filter QUERY`: only findings with an event that matches it are reported (src/query grammar). */
+  filter?: string;
   help: boolean;
   version: boolean;
 }
@@ -54,6 +57,10 @@ Options:
   --reanswer-interval MS          the client's re-answer interval for a repeated request (§7.3.7; default ${SPEC_TIMERS.reanswerMs})
                                   MS is milliseconds, or a number with s or m (30s, 2m); the
                                   spec makes these configurable, so set the ones your app runs with
+  --filter QUERY                  report only findings with an event that matches QUERY, in the
+                                  panel's filter grammar (docs/panel.md): type: client: surface:
+                                  action: status: dir: dur:>500ms size:>1kb has:finding is:experiment,
+                                  - to negate, "quoted values", /regex/; the whole session is judged
   --config PATH                   read options from PATH instead of ${CONFIG_NAME}
   --no-config                     read no config file
   -h, --help                      show this help
@@ -169,7 +176,7 @@ export function readConfig(path: string): ConfigValues {
 /** Parses `lint`'s arguments (without the command name). */
 export function parseArgs(args: string[], cwd: string): Options {
   const files: string[] = [];
-  const cli: Partial<ConfigValues> & { rules: Record<string, RuleSetting> } = { rules: {} };
+  const cli: Partial<ConfigValues> & { rules: Record<string, RuleSetting>; filter?: string } = { rules: {} };
   let config: string | null | undefined;
   let help = false;
   let version = false;
@@ -226,6 +233,13 @@ export function parseArgs(args: string[], cwd: string): Options {
       case '--reanswer-interval':
         (cli.timers ??= {})[TIMER_FLAGS[name]!] = parseDuration(value(), name);
         break;
+      case '--filter': {
+        const v = value();
+        const bad = parseQuery(v).errors;
+        if (bad.length) throw new UsageError(`--filter: ${bad.map((e) => errorText(e, v)).join('; ')}`);
+        cli.filter = v;
+        break;
+      }
       case '--config':
         config = resolve(cwd, value());
         break;
@@ -250,6 +264,7 @@ export function parseArgs(args: string[], cwd: string): Options {
     ...((cli.spec ?? fromFile.spec) ? { spec: cli.spec ?? fromFile.spec } : {}),
     ...(Object.keys(timers).length ? { timers } : {}),
     ...(path ? { config: path } : {}),
+    ...(cli.filter !== undefined ? { filter: cli.filter } : {}),
     help,
     version,
   };
