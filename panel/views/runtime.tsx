@@ -10,7 +10,7 @@
  * `knownSurfaces` it will send, its requests with their re-sends, answers
  * and acknowledgments, each linked to its exchange in the Timeline.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { requiresApproval, validateJson, type OUIAction } from '../../src/protocol/index.ts';
 import { whyNotInjectable } from '../../src/session/wire/injection.ts';
 import type { WireClient } from '../../src/session/wire/wire.ts';
@@ -104,6 +104,12 @@ function Clients() {
 /** The exact params and their argsHash, before an approval is issued for them. */
 function ConfirmApproval({ action, params, onConfirm, onCancel }: { action: OUIAction; params: Record<string, unknown>; onConfirm: () => void; onCancel: () => void }) {
   const hash = hashOf(params);
+  const confirm = useRef<HTMLButtonElement>(null);
+  // Below the form, where the send row was clicked: brought into view, its button focused (Enter approves, as in a dialog).
+  useEffect(() => {
+    confirm.current?.scrollIntoView({ block: 'nearest' });
+    confirm.current?.focus();
+  }, []);
   return (
     <div class="approval-block" role="dialog" aria-label="Confirm approval" data-testid="confirm-approval">
       <p>
@@ -114,7 +120,7 @@ function ConfirmApproval({ action, params, onConfirm, onCancel }: { action: OUIA
       </pre>
       <p class="mono">argsHash = {hash.ok ? hash.hash : `cannot hash: ${hash.error}`}</p>
       <p class="muted">The stand-in issues an approvalId for this argsHash and asks the tab for the user's grant (x-approval:ask); the request goes once the tab grants it.</p>
-      <button class="primary" disabled={!hash.ok} onClick={onConfirm}>
+      <button ref={confirm} class="primary" disabled={!hash.ok} onClick={onConfirm}>
         Approve and send
       </button>{' '}
       <button onClick={onCancel}>Cancel</button>
@@ -155,10 +161,10 @@ function Composer() {
       {client && !taken && <p class="muted">The app's runtime still has this client's seat: the stand-in's answers are kept from it, but it may send its own requests. Take over to hold it back.</p>}
       {blocked && client && <p class="warn">{blocked}</p>}
       {confirm && action && params && <ConfirmApproval action={action} params={params} onConfirm={() => send(true)} onCancel={() => setConfirm(false)} />}
-      {client && c.surfaceId && c.actionId && (
+      {client && c.surfaceId && c.actionId && !confirm && (
         <div class="send-row">
           {!params && <span class="warn">Params must be a JSON object.</span>}
-          <button class="primary" disabled={!params || !!blocked || confirm} onClick={() => (needsApproval ? setConfirm(true) : send(false))}>
+          <button class="primary" disabled={!params || !!blocked} onClick={() => (needsApproval ? setConfirm(true) : send(false))}>
             {needsApproval ? 'Review approval…' : 'Send as stand-in'}
           </button>
         </div>
