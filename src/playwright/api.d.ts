@@ -98,6 +98,11 @@ export interface OuiClientState {
   counts: Record<string, number>;
 }
 
+export interface OuiEventsOptions {
+  /** A query: `type:` `client:` `surface:` `action:` `status:` `dir:` `dur:>500ms` `size:>1kb` `has:finding` `is:experiment`, `-` to negate, "quoted values", /regex/, free text; every term must hold. */
+  filter?: string;
+}
+
 export interface OuiFindingsOptions {
   /** The lowest severity reported (default 'error'): 'warning' also reports warnings, and so on. */
   min?: OuiSeverity;
@@ -142,8 +147,14 @@ export interface Oui {
   session(): Promise<OuiSessionModel>;
   /** Every logical client seen so far, across pages and frames. */
   clients(): Promise<OuiClient[]>;
-  /** Every decoded event so far, in the session file's order. */
-  events(): Promise<OuiWireEvent[]>;
+  /**
+   * Every decoded event so far, in the session file's order; with `filter`,
+   * those that match it, in the panel's filter grammar (docs/panel.md):
+   * `oui.events({ filter: 'type:action:request surface:cart -status:succeeded' })`.
+   * A request's status and duration are read as the session stands now. A
+   * bad query throws, naming the bad term and its column.
+   */
+  events(options?: OuiEventsOptions): Promise<OuiWireEvent[]>;
   /** The session as the panel exports it (what is attached as oui-session.json). */
   sessionFile(): Promise<OuiSessionFile>;
   /**

@@ -10,6 +10,7 @@
  * paths and postMessage pairing keys are per tab. A page keeps its traffic
  * across navigations (the panel's "preserve log").
  */
+import { compileQuery, filterEvents } from '../query/event-facts.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BrowserContext, Frame, Page } from '@playwright/test';
 import { readHookMessage, type FlushedMessage } from '../messages.ts';
@@ -385,9 +386,21 @@ export class OuiCapture implements Oui {
     return this.snapshot().clients;
   }
 
-  async events(): Promise<WireEvent[]> {
+  /** Every event, or with `filter` those that match it (the panel's filter grammar, src/query), read against the model of everything captured. A bad query throws, naming the term and its column. */
+  async events(options: { filter?: string } = {}): Promise<WireEvent[]> {
+    const terms = options.filter === undefined ? undefined : compileQuery(options.filter);
     await this.settle();
-    return this.snapshot().events;
+    const snap = this.snapshot();
+    if (!terms) return snap.events;
+    const model = this.modelOf(snap);
+    const byId = new Map(snap.events.map((e) => [e.id, e]));
+    return filterEvents(snap.events, terms, {
+      clients: new Map(snap.clients.map((c) => [c.key, c])),
+      event: (id) => byId.get(id),
+      request: (client, id) => model.clients.get(client)?.requests.get(id),
+      findings: model.findings,
+      isExperiment: (id) => model.isExperiment(id),
+    });
   }
 
   async sessionFile(): Promise<SessionFile> {

@@ -26,6 +26,7 @@ const BROKEN_DEMO = 'the demo with a deliberately wrong client fails toHaveNoFin
 const FLUSH = 'items sent right before the verdict are in it: main frame, cross-origin iframe, bursts over one batch';
 const NO_HOOK = 'a frame no hook runs in is counted, not waited for';
 const RESTLESS = 'frames that navigate or go away mid-flush neither hang the settling nor go unreported';
+const QUERY = 'oui.events({ filter }) returns the events that match the query';
 
 interface Run {
   code: number | null;
@@ -113,7 +114,7 @@ describe('oui-devtools/playwright in a Playwright run', () => {
     assert.equal(run.code, 1, `the run exits 1 (a test failed):\n${run.output}`);
     assert.deepEqual(
       outcomes.sort(),
-      [`${FAILING}: unexpected`, `${BROKEN_DEMO}: unexpected`, `${DEMO}: expected`, `${FINDINGS}: expected`, `${FLUSH}: expected`, `${NO_HOOK}: expected`, `${RESTLESS}: expected`].sort(),
+      [`${FAILING}: unexpected`, `${BROKEN_DEMO}: unexpected`, `${DEMO}: expected`, `${FINDINGS}: expected`, `${FLUSH}: expected`, `${NO_HOOK}: expected`, `${RESTLESS}: expected`, `${QUERY}: expected`].sort(),
       run.output,
     );
     assert.deepEqual(run.report.errors, [], 'no error outside the tests');
