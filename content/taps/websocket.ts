@@ -48,7 +48,8 @@ const urlOf: ((ws: unknown) => string) | undefined = nativeUrlOf
 /** An inbound frame delivered to the app's listeners as if its peer had sent it. */
 export function deliverToSocket(buffer: CaptureBuffer, ws: WebSocket, data: string): void {
   const url = urlOf ? urlOf(ws) : ws.url;
-  buffer.injecting(() => Reflect.apply(dispatch, ws, [new NativeMessageEvent('message', { data, origin: new NativeURL(url).origin })]));
+  // The engine's apply, taken at load (below): a page that replaced Reflect.apply must not stop an injection.
+  buffer.injecting(() => apply(dispatch, ws, [new NativeMessageEvent('message', { data, origin: new NativeURL(url).origin })]));
 }
 
 const OPEN = 1;

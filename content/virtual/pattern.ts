@@ -18,7 +18,8 @@
 import { SafeSet, indexOf, slice } from '../primordials.ts';
 
 const toLower = String.prototype.toLowerCase;
-const lower = (s: string): string => Reflect.apply(toLower, s, []) as string;
+const reflectApply = Reflect.apply;
+const lower = (s: string): string => reflectApply(toLower, s, []) as string;
 const charAt = (s: string, i: number): string => (i < s.length ? s[i]! : '');
 
 /** The scheme-less, query-less form both sides are compared in: `host/path`, or `/path` for a pattern that names no host. */

@@ -26,6 +26,7 @@ const NativeMessageEvent = MessageEvent;
 const NativeCloseEvent = typeof CloseEvent === 'function' ? CloseEvent : undefined;
 const NativeDOMException = DOMException;
 const NativeURL = URL;
+const isArray = Array.isArray;
 const dispatch = EventTarget.prototype.dispatchEvent;
 const addListener = EventTarget.prototype.addEventListener;
 const { apply, construct, defineProperty } = Reflect;
@@ -117,7 +118,7 @@ export function socketUrl(url: unknown, base: string): string | undefined {
 /** The first subprotocol the app offered: the one a server that accepts it picks. */
 function firstProtocol(protocols: unknown): string {
   if (typeof protocols === 'string') return protocols;
-  if (Array.isArray(protocols) && typeof protocols[0] === 'string') return protocols[0];
+  if (isArray(protocols) && typeof protocols[0] === 'string') return protocols[0];
   return '';
 }
 

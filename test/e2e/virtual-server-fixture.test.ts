@@ -111,6 +111,53 @@ describe('oui.serve: the Playwright fixture with no runtime', () => {
         };
       })`);
       assert.deepEqual(v3, [1002, 400, '{"code":5,"message":"Unsupported protocol version"}']);
+
+      // A page that has replaced the built-ins the server could use (after the hook took its own): still served.
+      const sabotaged = await page.evaluate(`(async () => {
+        const saved = [];
+        const later = window.setTimeout;
+        const breakIt = (obj, name) => { saved[saved.length] = [obj, name, obj[name]]; obj[name] = () => { throw new Error('sabotaged ' + name); }; };
+        for (const n of ['slice', 'indexOf', 'charCodeAt', 'toLowerCase', 'trim', 'startsWith']) breakIt(String.prototype, n);
+        for (const n of ['push', 'slice', 'filter', 'map']) breakIt(Array.prototype, n);
+        for (const n of ['get', 'set', 'has', 'delete']) breakIt(Map.prototype, n);
+        for (const n of ['get', 'set', 'has']) breakIt(WeakMap.prototype, n);
+        breakIt(RegExp.prototype, 'exec');
+        breakIt(RegExp.prototype, 'test');
+        breakIt(JSON, 'parse');
+        breakIt(JSON, 'stringify');
+        breakIt(Array, 'isArray');
+        breakIt(Storage.prototype, 'getItem');
+        breakIt(Storage.prototype, 'setItem');
+        breakIt(EventTarget.prototype, 'dispatchEvent');
+        breakIt(window, 'setTimeout');
+        breakIt(Reflect, 'apply');
+        const got = [];
+        let result;
+        try {
+          const ws = new WebSocket('ws://127.0.0.1:${port}/virtual/?EIO=4&transport=websocket');
+          await new Promise((done, fail) => {
+            later(() => fail(new Error('no answer after ' + got.length + ' messages')), 5000);
+            ws.addEventListener('message', (e) => {
+              got[got.length] = e.data;
+              if (got.length === 1) ws.send('40/oui,');
+              if (got.length === 2) ws.send('42/oui,7["action:result",{}]');
+              if (got.length === 3) done();
+            });
+            ws.addEventListener('error', () => fail(new Error('error')));
+          });
+          result = got;
+        } catch (e) {
+          result = String(e);
+        } finally {
+          for (let i = saved.length - 1; i >= 0; i--) saved[i][0][saved[i][1]] = saved[i][2];
+        }
+        return result;
+      })()`);
+      assert.ok(Array.isArray(sabotaged), `served through the page's sabotage: ${String(sabotaged)}`);
+      const [open, connect, ack] = sabotaged as string[];
+      assert.match(open!, /^0\{"sid":"[^"]+","upgrades":\[\],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000\}$/);
+      assert.match(connect!, /^40\/oui,\{"sid":"[^"]+"\}$/);
+      assert.equal(ack, '43/oui,7[{"ok":true}]');
       assert.equal(JSON.stringify(real).includes('"open-listener"'), true, 'the script ran to the end on the real socket');
       // The real socket that closed before it opened may or may not have reached the server.
       assert.ok(seen.length >= 1 && seen.every((u) => u === '/real'), `the server saw the real sockets only: ${seen.join(' ')}`);
