@@ -30,6 +30,8 @@ import { sortedIndex } from '../session/sorted-index.ts';
 import type { Finding } from '../session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import type { CapturedClient, CapturedItem } from '../capture/captured-items.ts';
+import { Redactor } from '../session/redact/redactor.ts';
+import { readRedactionInfo, readVerdicts, reconcile, type CarriedVerdicts, type RedactionInfo } from '../session/redact/carried.ts';
 
 /**
  * Records held for reordering, per window. A session file is in time order
@@ -218,6 +220,19 @@ export class LintEngine {
   private readonly waiting = new Map<WireEvent, Place>();
   private harEntries = false;
   private readonly onApply: ((ev: WireEvent) => void) | undefined;
+  /**
+   * Learns the recording's secrets as events are applied (the panel's rules,
+   * src/session/redact), so that no message the linter prints echoes one:
+   * a schema verdict or an unknown id can quote a value.
+   */
+  private readonly secrets = new Redactor({ noList: true });
+  private readonly seenClients = new Set<string>();
+  /** What a redacted file carries: its redaction list and the verdicts judged before redaction. */
+  private redaction?: RedactionInfo;
+  private verdicts?: CarriedVerdicts;
+  /** A redacted HAR's records with redacted values (by path), and the events decoded from them. */
+  private redactedRecords?: Set<string>;
+  private readonly redactedEvents = new Set<string>();
 
   constructor(opts: EngineOptions = {}) {
     this.window = Math.max(1, opts.window ?? REORDER_WINDOW);
@@ -251,7 +266,8 @@ export class LintEngine {
     } else if (key === 'version') {
       this.version = value;
       if (this.kind === 'session' || this.format === undefined) this.checkVersion();
-    }
+    } else if (key === 'redaction') this.redaction = readRedactionInfo(value);
+    else if (key === 'verdicts') this.verdicts = readVerdicts(value);
   }
 
   private checkVersion(): void {
@@ -312,6 +328,11 @@ export class LintEngine {
   log(key: string, value: unknown): void {
     this.setKind('har');
     if (key === 'entries') throw new InputError('not a HAR file: log.entries is not an array');
+    if (key === '_ouiRedaction') {
+      this.redaction = readRedactionInfo(value);
+      this.redactedRecords = new Set(this.redaction?.redacted.flatMap((r) => (r.record !== undefined ? [r.record] : [])));
+    }
+    else if (key === '_ouiVerdicts') this.verdicts = readVerdicts(value);
   }
 
   private capture(): HarCapture {
@@ -414,8 +435,14 @@ export class LintEngine {
         this.locations = new Map();
       }
       this.locations.set(p.ev.id, loc);
+      if (this.redactedRecords?.size && this.redactedRecords.has(loc.location().path)) this.redactedEvents.add(p.ev.id);
     }
     this.onApply?.(p.ev);
+    if (client && !this.seenClients.has(client.key)) {
+      this.seenClients.add(client.key);
+      this.secrets.client(client);
+    }
+    if (p.ev.payload !== undefined) this.secrets.event(p.ev);
     if (!client) return;
     this.fed++;
     this.noteFindings();
@@ -483,14 +510,40 @@ export class LintEngine {
     if (parts.length) notes.push(`bounded lists dropped their oldest entries: ${parts.map(([k, n]) => `${k} ${n}`).join(', ')}`);
     let experiments = 0;
     const findings: LintedFinding[] = [];
-    for (const f of m.findings) {
+    const scrub = (f: Finding): Finding => {
+      const message = this.secrets.scrub(f.message);
+      // A HAR's client key holds its URL (and a ?token=… in it).
+      const client = this.secrets.scrub(f.client);
+      return message === f.message && client === f.client ? f : { ...f, message, client };
+    };
+    let judged: Finding[] = m.findings;
+    const redaction = this.redaction;
+    if (redaction && !redaction.unredacted && this.verdicts) {
+      const redactedEvents = this.redactedEvents;
+      for (const r of redaction.redacted) if (r.event !== undefined) redactedEvents.add(r.event);
+      const r = reconcile(m.findings, this.verdicts, redactedEvents);
+      let n = 0;
+      judged = r.findings.map((f) => ('id' in f ? f : { ...f, id: `c${++n}` }));
+      notes.push(
+        `a redacted recording (${redaction.redacted.length} ${redaction.redacted.length === 1 ? 'value' : 'values'} replaced by ${redaction.marker}): findings on redacted events are the ones judged before redaction (${r.restored} put back, ${r.setAside} judged on the markers set aside)`,
+      );
+    } else if (redaction && !redaction.unredacted && redaction.redacted.length) {
+      notes.push(`a redacted recording without the verdicts judged before redaction: findings on its ${redaction.redacted.length} redacted values are judged on the markers`);
+    } else if (redaction?.unredacted) notes.push('exported unredacted on purpose: this recording may hold secrets');
+    for (const f of judged) {
       if (f.experiment) {
         experiments++;
         continue;
       }
-      findings.push({ ...f, locations: this.located.get(f.id) ?? f.events.map((id) => this.locationOf(id)) });
+      findings.push({ ...scrub(f), locations: this.located.get(f.id) ?? f.events.map((id) => this.locationOf(id)) });
     }
-    return { kind: this.kind!, events: this.fed, clients: [...this.clients.values()], findings, experiments, notes };
+    // Labels (URLs with ?token=…) and notes (a skipped record quoted) are scrubbed as messages are.
+    const clients = [...this.clients.values()].map((c) => {
+      const out = this.secrets.client(c);
+      const key = this.secrets.scrub(out.key);
+      return key === out.key ? out : { ...out, key };
+    });
+    return { kind: this.kind!, events: this.fed, clients, findings, experiments, notes: notes.map((n) => this.secrets.scrub(n)) };
   }
 }
 

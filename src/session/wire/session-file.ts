@@ -8,12 +8,18 @@
  * A client may name, in `replaces`, the key of the client it reconnects for
  * (§7.6.1); readers keep it only when that client is in the file.
  *
+ * A redacted recording (src/session/redact) also carries, additively,
+ * `redaction` (which values were replaced: event id, JSON pointer, rule) and
+ * `verdicts` (the findings judged before redaction); readers that do not
+ * know them ignore them, and a file without them is read as before.
+ *
  * Wire events are what the panel decoded from the page (see wire.ts); an
  * import replays them through the same session model as live traffic. A file
  * is untrusted input: only known fields of the right types are kept.
  */
 import { jsonPrefix, stringifyJson } from '../../protocol/json-text.ts';
 import type { WireClient, WireEvent, WireKind } from './wire.ts';
+import { readRedactionInfo, readVerdicts, type CarriedVerdicts, type RedactionInfo } from '../redact/carried.ts';
 
 export const SESSION_FORMAT = 'oui-devtools-session';
 export const SESSION_VERSION = 1;
@@ -23,12 +29,24 @@ export interface SessionFile {
   format: typeof SESSION_FORMAT;
   version: typeof SESSION_VERSION;
   exportedAt: string;
+  /** Which values were replaced by redaction, or that the file was exported unredacted on purpose. */
+  redaction?: RedactionInfo;
+  /** The findings judged on the capture before redaction. */
+  verdicts?: CarriedVerdicts;
   clients: WireClient[];
   events: WireEvent[];
 }
 
-export function exportSession(clients: Iterable<WireClient>, events: Iterable<WireEvent>, now = new Date()): SessionFile {
-  return { format: SESSION_FORMAT, version: SESSION_VERSION, exportedAt: now.toISOString(), clients: [...clients], events: [...events] };
+export function exportSession(clients: Iterable<WireClient>, events: Iterable<WireEvent>, now = new Date(), extra: { redaction?: RedactionInfo; verdicts?: CarriedVerdicts } = {}): SessionFile {
+  return {
+    format: SESSION_FORMAT,
+    version: SESSION_VERSION,
+    exportedAt: now.toISOString(),
+    ...(extra.redaction ? { redaction: extra.redaction } : {}),
+    ...(extra.verdicts ? { verdicts: extra.verdicts } : {}),
+    clients: [...clients],
+    events: [...events],
+  };
 }
 
 /**
@@ -179,8 +197,22 @@ export function parseSessionFile(text: string): ImportResult {
     ok: true,
     skipped,
     problems,
-    file: { format: SESSION_FORMAT, version: SESSION_VERSION, exportedAt: str(d.exportedAt) ? d.exportedAt : '', clients, events },
+    file: {
+      format: SESSION_FORMAT,
+      version: SESSION_VERSION,
+      exportedAt: str(d.exportedAt) ? d.exportedAt : '',
+      ...carried(d),
+      clients,
+      events,
+    },
   };
+}
+
+/** The redaction list and the verdicts before redaction, when the file carries them (kept as read; malformed ones left out). */
+function carried(d: Record<string, unknown>): { redaction?: RedactionInfo; verdicts?: CarriedVerdicts } {
+  const redaction = readRedactionInfo(d.redaction);
+  const verdicts = readVerdicts(d.verdicts);
+  return { ...(redaction ? { redaction } : {}), ...(verdicts ? { verdicts } : {}) };
 }
 
 /**
