@@ -33,7 +33,7 @@ export interface Io {
 const READ_BYTES = 64 * 1024;
 
 /** A file's bytes, chunk by chunk, each chunk valid until the next is asked for (the scanner keeps only copies). */
-function* fileChunks(path: string): Generator<Uint8Array> {
+export function* fileChunks(path: string): Generator<Uint8Array> {
   const fd = openSync(path, 'r');
   try {
     const buf = new Uint8Array(READ_BYTES);
@@ -72,11 +72,13 @@ function membersOf(members: Array<[string, string]>, where: string, at: number):
 /** Lints one input stream. Throws InputError / ScanError for unusable input. */
 export async function lintStream(
   input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
-  opts: { spec?: string; timers?: Partial<Timers>; onBytes?: (n: number) => void; filter?: string } = {},
+  opts: { spec?: string; timers?: Partial<Timers>; onBytes?: (n: number) => void; filter?: string; onApply?: (ev: WireEvent) => void; onModel?: (model: SessionModel) => void } = {},
 ): Promise<LintReport> {
   // A filter reads the events its findings name, as the session ends: only then are they kept.
   const kept = opts.filter !== undefined ? new Map<string, WireEvent>() : undefined;
-  const engine = new LintEngine({ ...(opts.spec ? { specVersion: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), ...(kept ? { onApply: (ev: WireEvent) => void kept.set(ev.id, ev) } : {}) });
+  const watch = opts.onApply;
+  const onApply = kept || watch ? (ev: WireEvent) => { kept?.set(ev.id, ev); watch?.(ev); } : undefined;
+  const engine = new LintEngine({ ...(opts.spec ? { specVersion: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), ...(onApply ? { onApply } : {}) });
   const scanner = new JsonScanner({
     top: (key, text) => engine.top(key, parsed(text, `"${key}"`, scanner.line)),
     log: (key, text) => engine.log(key, parsed(text, `log.${key}`, scanner.line)),
@@ -97,6 +99,7 @@ export async function lintStream(
   }
   scanner.end();
   const report = engine.finish();
+  opts.onModel?.(engine.model);
   return kept ? filtered(report, engine.model, kept, opts.filter!) : report;
 }
 

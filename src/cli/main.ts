@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { USAGE } from './options.ts';
 import { runLint, type Io } from './lint.ts';
 import { GENERATE_USAGE, runGenerateTest } from './generate-test.ts';
+import { DIFF_USAGE, runDiff } from './diff.ts';
 import { REDACT_USAGE, runRedact } from './redact.ts';
 
 declare const __OUI_VERSION__: string | undefined;
@@ -27,15 +28,16 @@ export async function main(argv: string[], io: Omit<Io, 'version'>): Promise<num
   const full: Io = { ...io, version: version() };
   if (command === 'lint') return runLint(rest, full);
   if (command === 'generate-test') return runGenerateTest(rest, full);
+  if (command === 'diff') return runDiff(rest, full);
   if (command === 'redact') return runRedact(rest, full);
   if (command === '--version' || command === '-v') {
     io.stdout.write(`${full.version}\n`);
     return 0;
   }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(`oui-devtools ${full.version}\n\n${USAGE}\n\n${GENERATE_USAGE}\n\n${REDACT_USAGE}\n`);
+    io.stdout.write(`oui-devtools ${full.version}\n\n${USAGE}\n\n${GENERATE_USAGE}\n\n${DIFF_USAGE}\n\n${REDACT_USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
-  io.stderr.write(`oui-devtools: unknown command ${JSON.stringify(command)} (the commands are "lint", "generate-test" and "redact"; see --help)\n`);
+  io.stderr.write(`oui-devtools: unknown command ${JSON.stringify(command)} (the commands are "lint", "generate-test", "redact" and "diff"; see --help)\n`);
   return 2;
 }
