@@ -217,8 +217,27 @@ export class StandInSeats {
     return e;
   }
 
+  /** A taken-over client that reconnected (§7.6.1) is taken over again on its new connection, once that can be taken. */
+  private followReconnects(): void {
+    const taken = this.taken.peek();
+    if (!taken.size) return;
+    let next: Map<string, FaultRule> | null = null;
+    for (const c of this.deps.recorder().clients.values()) {
+      if (c.replaces === undefined || !taken.has(c.replaces) || taken.has(c.key)) continue;
+      const t = takeoverOf(c);
+      if (!t.ok) continue;
+      next ??= new Map(taken);
+      next.delete(c.replaces);
+      next.set(c.key, t.rule);
+    }
+    if (!next) return;
+    this.taken.value = next;
+    this.applySeats();
+  }
+
   /** The client's events as the capture decodes them. */
   observe(events: readonly WireEvent[]): void {
+    this.followReconnects();
     if (!this.entries.size) return;
     const now = Date.now();
     let changed = false;

@@ -28,9 +28,10 @@ export function StandInBanner() {
   const { standIn, view, recorder } = useModel();
   const taken = standIn.taken.value;
   if (taken.size === 0) return null;
+  // A client the capture no longer has (the page navigated): its connection is gone, and so is what the rule held back.
   const names = [...taken.keys()].map((k) => {
     const c = recorder.clients.get(k);
-    return c ? `${c.kind}: ${c.label}` : k;
+    return c ? `${c.kind}: ${c.label}` : `${k} (closed)`;
   });
   return (
     <div class="faults-banner" role="status" data-testid="stand-in-banner">
@@ -59,7 +60,10 @@ function Clients() {
   const store = useModel();
   const { recorder, model, standIn } = store;
   const taken = standIn.taken.value;
-  const clients = [...recorder.clients.values()].filter((c) => c.inject || model.clients.get(c.key)?.surfaces.size);
+  const all = [...recorder.clients.values()];
+  // A connection a reconnection replaced (§7.6.1) is gone: its successor is listed.
+  const replaced = new Set(all.map((c) => c.replaces).filter((k): k is string => k !== undefined));
+  const clients = all.filter((c) => !replaced.has(c.key) && (c.inject || model.clients.get(c.key)?.surfaces.size));
   if (!clients.length) return <p class="muted">No OUI client in this tab yet.</p>;
   return (
     <table class="fault-rules" aria-label="Clients and their runtime">
@@ -75,7 +79,7 @@ function Clients() {
           const on = taken.has(c.key);
           const why = whyNotInjectable(c);
           return (
-            <tr key={c.key} data-client={c.key} data-seat={isServed(c) ? 'served' : on ? 'stand-in' : 'runtime'}>
+            <tr key={c.key} data-client={c.key} data-seat={isServed(c) ? 'served' : on ? 'stand-in' : 'runtime'} data-rule-client={taken.get(c.key)?.match.client}>
               <td>{clientOption(model, c)}</td>
               <td>{seatOf(c, on)}</td>
               <td>

@@ -14,7 +14,8 @@ import type { Page } from 'playwright-core';
 import { launch, openPanelPage, tabIdOf, type Browser } from '../support/browser.ts';
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { argsHashSync } from '../demo/independent/args-hash-node.ts';
-import { demoUpgraded, SLOW_MS } from '../support/demo-page.ts';
+import { demoUpgraded, SLOW_MS, type DemoState } from '../support/demo-page.ts';
+import { until } from '../support/wait.ts';
 
 let demo: DemoServer;
 let browser: Browser;
@@ -127,6 +128,58 @@ describe('stand-in runtime in the panel', () => {
     await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
     const back = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: 'given back' }, timeoutMs: 15_000 });
     assert.equal(back.success, true);
+  });
+
+  test('a taken-over client that reconnects is taken over again on its new connection', async () => {
+    await panel.getByRole('tab', { name: 'Runtime' }).click();
+    await panel.getByRole('button', { name: /^Take over socket\.io:/ }).click();
+    const seat = panel.getByRole('table', { name: 'Clients and their runtime' }).locator('tr[data-seat=stand-in]');
+    const oldKey = await seat.getAttribute('data-client');
+    // Products on the page to add from (the last search showed none).
+    const calls = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('catalog', 'search', { query: 'mug' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    assert.match((await newestAnswer(calls + 1)).answer, /^success/);
+    await page.locator('[data-add]:not([disabled])').first().waitFor({ timeout: SLOW_MS });
+    // The transport lost: a Faults rule closes the socket on the client's next observation update.
+    await panel.getByRole('tab', { name: 'Faults' }).click();
+    await panel.getByLabel('Direction').selectOption({ label: 'from the client (app → runtime)' });
+    await panel.getByLabel('Event type').selectOption('observation:update');
+    await panel.getByLabel('Fault', { exact: true }).selectOption({ label: 'Disconnect the transport' });
+    await panel.getByLabel('At most (times)').fill('1');
+    await panel.getByRole('button', { name: 'Add rule' }).click();
+    const socketId = () => page.evaluate(() => (window as unknown as { __demo: { state(): DemoState & { clients: { socket: { id: string | null } } } } }).__demo.state().clients.socket.id);
+    const first = await socketId();
+    await until(
+      async () => {
+        await page.locator('[data-add]:not([disabled])').first().click();
+        const now = await socketId();
+        return now !== null && now !== first;
+      },
+      'the shop client reconnected on a new socket',
+      SLOW_MS,
+      500,
+    );
+    await demoUpgraded(page);
+    await panel.getByRole('tab', { name: 'Faults' }).click();
+    await panel.getByRole('button', { name: 'Clear all rules' }).click();
+    await panel.getByRole('tab', { name: 'Runtime' }).click();
+    await panel.waitForFunction((old) => [...document.querySelectorAll('tr[data-seat=stand-in]')].some((r) => r.getAttribute('data-client') !== old), oldKey, { timeout: SLOW_MS });
+    assert.match(await panel.getByTestId('stand-in-banner').innerText(), /held back from socket\.io: /);
+
+    // The stand-in answers on the new connection. Its request went after the new rule (the panel's commands reach
+    // the page's hook in order), so by its answer the hook holds the app's runtime back there too.
+    const before = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('catalog', 'search', { query: 'after reconnect' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    assert.match((await newestAnswer(before + 1)).answer, /^success/);
+    const client2 = await demo.runtime.waitForClient();
+    assert.notEqual(client2, client);
+    const held = await demo.runtime.request(client2, { surfaceId: 'catalog', actionId: 'search', params: { query: 'held again' }, timeoutMs: 1500 });
+    assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime is held back on the new connection");
+    await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
+    await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
+    client = client2;
   });
 
   test('postMessage: the stand-in plays the host frame; direct: it calls the handlers', async () => {
