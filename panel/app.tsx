@@ -20,6 +20,7 @@ import { Coverage, CoverageWarning } from './views/coverage.tsx';
 import { Faults, FaultsBanner } from './views/faults.tsx';
 import { Runtime, StandInBanner } from './views/runtime.tsx';
 import { Scenarios } from './views/scenarios.tsx';
+import { Compare } from './views/compare.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
 import { exportHar, harText } from '../src/session/har/export.ts';
 import { IMPORT_ACCEPT, importFiles } from './drop-import.tsx';
@@ -36,6 +37,7 @@ const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => 
   { id: 'faults', label: 'Faults', render: () => <Faults /> },
   { id: 'runtime', label: 'Runtime', render: () => <Runtime /> },
   { id: 'scenarios', label: 'Scenarios', render: () => <Scenarios /> },
+  { id: 'compare', label: 'Compare', render: () => <Compare /> },
   { id: 'coverage', label: 'Coverage', render: (tabId) => <Coverage tabId={tabId} /> },
 ];
 

@@ -105,11 +105,6 @@ export function QueryBox({ store, text, onChange }: { store: PanelStore; text: S
           onChange(input.value);
           suggest(input.value, input.selectionStart ?? input.value.length);
         }}
-        onFocus={(e) => {
-          const input = e.target as HTMLInputElement;
-          if (input.value) return;
-          suggest('', 0);
-        }}
         onBlur={close}
         onKeyDown={(e) => {
           if (!open) {

@@ -17,6 +17,7 @@
  */
 import { batch, computed, signal, type ReadonlySignal, type Signal } from '@preact/signals';
 import { Recorder } from '../src/session/wire/recorder.ts';
+import { AsOfIndex } from '../src/session/model/as-of.ts';
 import { ModelFeed, REORDER_WINDOW_MS } from '../src/session/model/merge.ts';
 import { LATEST_SPEC_VERSION, isSpecVersion, type SpecVersion } from '../src/session/model/rules.ts';
 import type { SessionModel } from '../src/session/model/session-model.ts';
@@ -39,7 +40,7 @@ import { EventRows, Exchanges, type Rows } from './exchanges.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import { clock, typeLabel, type Category } from './display-text.ts';
 
-export type View = 'timeline' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'runtime' | 'scenarios' | 'coverage';
+export type View = 'timeline' | 'compare' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'runtime' | 'scenarios' | 'coverage';
 export type DetailTab = 'payload' | 'raw' | 'exchange';
 /** The Timeline's rows: one per exchange (a request with its receipt, results and acks), or one per event. */
 export type RowsMode = 'exchanges' | 'events';
@@ -111,6 +112,14 @@ export class PanelStore {
   readonly view = signal<View>('timeline');
   readonly selectedClient = signal<string>('');
   readonly selectedEvent = signal<string | null>(null);
+  /**
+   * The event whose moment Surfaces, Observations, Hashes and Approvals show
+   * (panel/views/as-of.tsx): the selected event, until the user goes back to
+   * live (null). Selecting another event shows its moment.
+   */
+  readonly asOf = signal<string | null>(null);
+  /** Checkpoints of the state over the recorder's list, for `asOf`. */
+  readonly asOfIndex = new AsOfIndex();
   /** Paused: the timeline stops at this many events; everything is still recorded. */
   readonly pausedAt = signal<number | null>(null);
   readonly preserveLog: Signal<boolean>;
@@ -192,6 +201,7 @@ export class PanelStore {
     });
     this.scenarios = new ScenarioBook(env.saved, this.standIn);
     this.site = new CaptureSite(env.sites);
+    this.selectedEvent.subscribe((id) => (this.asOf.value = id));
     const recorder = this.liveRecorder();
     const feed = this.newFeed(recorder);
     this.session = signal({ recorder, feed, model: feed.model });
