@@ -1,10 +1,12 @@
 /**
  * The panel in the runtime's seat (issue 21, item 2): one stand-in runtime
- * (src/runtime/stand-in.ts) per client the user sends to, fed the client's
- * events as the capture decodes them, its outputs delivered as hook commands
- * (src/runtime/stand-in-wire.ts) through the panel's line, its deadlines and
- * re-sends on one timer. The Runtime view shows and drives it; the Scenarios
- * view runs its steps through `call`.
+ * (src/runtime/stand-in.ts) per client the user sends to, run by a
+ * StandInDriver (src/runtime/stand-in-driver.ts, as the Playwright fixture
+ * runs it) over the panel's line: fed the client's events as the capture
+ * decodes them, its outputs delivered as hook commands, its deadlines and
+ * re-sends on the driver's timer. What it sends is listed from the driver's
+ * outputs. The Runtime view shows and drives it; the Scenarios view runs its
+ * steps through `call`.
  *
  * Take over: the faults helper's `takeoverRule` for the client, applied with
  * the user's rules (they are one set in the hook), drops what the app's real
@@ -22,9 +24,10 @@
  */
 import { batch, signal } from '@preact/signals';
 import { StandIn, APPROVAL_ASK, type CallOutcome, type CallSpec, type StandInOutput } from '../src/runtime/stand-in.ts';
-import { WireIds, faultClientOf, planOutput, takeoverOf } from '../src/runtime/stand-in-wire.ts';
+import { WireIds, faultClientOf, takeoverOf } from '../src/runtime/stand-in-wire.ts';
+import { StandInDriver } from '../src/runtime/stand-in-driver.ts';
 import { createFaultDecider, type FaultDecider, type FaultRule } from '../src/runtime/faults.ts';
-import type { FromPanel, AnswerMessage } from '../src/messages.ts';
+import type { FromPanel, AnswerMessage, HoldCommand, InjectCommand } from '../src/messages.ts';
 import type { Recorder } from '../src/session/wire/recorder.ts';
 import type { SessionModel } from '../src/session/model/session-model.ts';
 import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
@@ -88,9 +91,8 @@ export interface StandInDeps {
 }
 
 interface Entry {
-  standIn: StandIn;
+  driver: StandInDriver;
   key: string;
-  waiters: Map<string, (o: CallOutcome | { error: string }) => void>;
 }
 
 /** Whether the virtual server answered this client inside the page (the capture marks it). */
@@ -112,9 +114,10 @@ export class StandInSeats {
   readonly version = signal(0);
   private readonly entries = new Map<string, Entry>();
   private readonly ids = new WireIds('stand-in');
-  /** Command ids → what they delivered, for the hook's answer. */
-  private readonly sent = new Map<string, { client: string; callId?: string; serve?: string }>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Command ids → who waits for the hook's answer: a delivery of the driver's, or a serve rule. */
+  private readonly sent = new Map<string, { delivered?: (failed: string | null) => void; serve?: string }>();
+  /** The call being started: its row is made from it when the driver's first output names the call. */
+  private starting: { client: string; spec: CallSpec; callId?: string } | null = null;
   /** The decider over the user's rules, made again when they change (same rules and seed: the same stream). */
   private decider: { rules: readonly FaultRule[]; seed: number; decider: FaultDecider } | null = null;
 
@@ -174,7 +177,7 @@ export class StandInSeats {
     const p = pattern.trim();
     if (!p) return;
     const id = this.ids.id();
-    this.sent.set(id, { client: '', serve: p });
+    this.sent.set(id, { serve: p });
     this.served.value = [...this.served.peek().filter((s) => s.pattern !== p), { pattern: p, state: 'starting' }];
     if (this.deps.send({ type: 'hook:serve', id, pattern: p, on: true }) === false) this.setServe(p, { state: 'failed', error: 'not connected to a tab' });
   }
@@ -192,12 +195,12 @@ export class StandInSeats {
 
   /** The stand-in of a client, made (and told the client's history) on first use. */
   standInOf(client: WireClient): StandIn {
-    return this.entryOf(client).standIn;
+    return this.entryOf(client).driver.standIn;
   }
 
   /** The stand-in of a client if one was made. */
   peek(key: string): StandIn | undefined {
-    return this.entries.get(key)?.standIn;
+    return this.entries.get(key)?.driver.standIn;
   }
 
   private entryOf(client: WireClient): Entry {
@@ -208,13 +211,37 @@ export class StandInSeats {
       timers: { syncMs: t.syncMs, asyncAckMs: t.asyncAckMs },
       refuse: (_r, _ev, call) => this.refusal(client, call),
     });
-    e = { standIn, key: client.key, waiters: new Map() };
-    this.entries.set(client.key, e);
+    // What the client did so far (its registrations, its last surfacesHash), before the driver takes over.
     standIn.observe(
       this.deps.recorder().events.filter((ev) => ev.client === client.key),
       Date.now(),
     );
+    const key = client.key;
+    const driver = new StandInDriver(
+      standIn,
+      {
+        // The client as it is now: a Socket.IO client's injection target appears once it upgraded.
+        client: () => this.deps.recorder().clients.get(key) ?? standIn.client,
+        send: (command, frameId) => this.sendCommand(command, frameId),
+      },
+      this.ids,
+    );
+    driver.onOutput = (out) => this.noteOutput(key, out);
+    e = { driver, key };
+    this.entries.set(key, e);
     return e;
+  }
+
+  /** One hook command over the panel's line; resolves with why it failed, or null once the hook took it. */
+  private sendCommand(command: InjectCommand | HoldCommand, frameId: number): Promise<string | null> {
+    return new Promise((resolve) => {
+      // A hold is not answered: it is in place before the request that follows it on the same line.
+      if (command.type === 'hook:inject') this.sent.set(command.id, { delivered: resolve });
+      if (this.deps.send({ ...command, frameId }) === false) {
+        this.sent.delete(command.id);
+        resolve('not connected to a tab');
+      } else if (command.type !== 'hook:inject') resolve(null);
+    });
   }
 
   /** A taken-over client that reconnected (§7.6.1) is taken over again on its new connection, once that can be taken. */
@@ -239,16 +266,14 @@ export class StandInSeats {
   observe(events: readonly WireEvent[]): void {
     this.followReconnects();
     if (!this.entries.size) return;
-    const now = Date.now();
     let changed = false;
     for (const e of this.entries.values()) {
       const mine = events.filter((ev) => ev.client === e.key);
       if (!mine.length) continue;
       changed = true;
-      this.deliver(e, e.standIn.observe(mine, now));
+      batch(() => e.driver.observe(mine));
     }
     if (changed) this.version.value++;
-    this.schedule();
   }
 
   /** The hook's word on a command the stand-in sent; true when it was one. */
@@ -260,7 +285,7 @@ export class StandInSeats {
       this.setServe(s.serve, m.ok ? { state: 'on' } : { state: 'failed', error: m.error ?? 'refused' });
       return true;
     }
-    if (!m.ok && s.callId) this.fail(s.client, s.callId, m.error ?? 'not delivered');
+    s.delivered?.(m.ok ? null : (m.error ?? 'not delivered'));
     return true;
   }
 
@@ -269,29 +294,31 @@ export class StandInSeats {
    * approval of exactly these params first (the approval issued is listed);
    * `{ approvalId }` sends one issued before (a reuse, on purpose).
    */
-  call(client: WireClient, spec: CallSpec): Promise<CallOutcome | { error: string }> {
+  async call(client: WireClient, spec: CallSpec): Promise<CallOutcome | { error: string }> {
     const e = this.entryOf(client);
-    return new Promise((resolve) => {
-      const { callId, outputs } = e.standIn.call(spec, Date.now());
-      e.waiters.set(callId, resolve);
-      const reused = typeof spec.approve === 'object';
-      const row: CallRow = {
-        callId,
-        client: client.key,
-        surfaceId: spec.surfaceId,
-        actionId: spec.actionId,
-        params: spec.params,
-        t: Date.now(),
-        sends: 0,
-        state: 'pending',
-        acks: [],
-        ...(reused ? { approvalId: (spec.approve as { approvalId: string }).approvalId, reused: true } : {}),
-      };
-      this.calls.value = [row, ...this.calls.peek()].slice(0, MAX_CALLS);
-      if (reused) this.updateApproval((spec.approve as { approvalId: string }).approvalId, (a) => ({ ...a, uses: a.uses + 1 }));
-      this.deliver(e, outputs);
-      this.schedule();
-    });
+    if (typeof spec.approve === 'object') this.updateApproval(spec.approve.approvalId, (a) => ({ ...a, uses: a.uses + 1 }));
+    const starting: { client: string; spec: CallSpec; callId?: string } = { client: client.key, spec };
+    this.starting = starting;
+    let outcome: Promise<CallOutcome>;
+    try {
+      outcome = batch(() => e.driver.call(spec));
+    } finally {
+      this.starting = null;
+    }
+    try {
+      return await outcome;
+    } catch (err) {
+      const error = (err as Error).message;
+      if (starting.callId) this.failed(starting.callId, error);
+      return { error };
+    }
+  }
+
+  /** A call the driver could not deliver: said on its row; an approval asked on it was never granted. */
+  private failed(callId: string, error: string): void {
+    const row = this.calls.peek().find((r) => r.callId === callId);
+    this.updateRow(callId, (r) => (r.state === 'done' ? r : { ...r, state: 'failed', error }));
+    if (row?.approvalId && !row.reused && row.state !== 'done') this.updateApproval(row.approvalId, (a) => (a.state === 'asked' ? { ...a, state: 'refused', why: error } : a));
   }
 
   private updateRow(callId: string, fn: (r: CallRow) => CallRow): void {
@@ -302,45 +329,53 @@ export class StandInSeats {
     this.approvals.value = this.approvals.peek().map((a) => (a.approvalId === approvalId ? fn(a) : a));
   }
 
-  private deliver(e: Entry, outputs: StandInOutput[]): void {
-    batch(() => {
-      for (const out of outputs) {
-        if (out.kind === 'done') {
-          const row = this.calls.peek().find((r) => r.callId === out.callId);
-          // A call whose delivery failed stays failed: its later timeout says less than why.
-          this.updateRow(out.callId, (r) => ({ ...r, state: r.state === 'failed' ? 'failed' : 'done', outcome: out.outcome, requestId: r.requestId ?? (out.outcome.requestId || undefined) }));
-          if (row?.approvalId && !row.reused && out.outcome.status === 'not-sent') this.updateApproval(row.approvalId, (a) => ({ ...a, state: 'refused', why: out.outcome.reason ?? 'not granted' }));
-          const w = e.waiters.get(out.callId);
-          e.waiters.delete(out.callId);
-          w?.(out.outcome);
-          continue;
-        }
-        if (out.kind === 'ack') this.noteAck(e.key, out);
-        if (out.kind === 'request') {
-          this.updateRow(out.callId, (r) => ({ ...r, state: 'pending', requestId: out.request.requestId, sends: r.sends + 1, ...(out.request.approval && !r.approvalId ? { approvalId: out.request.approval.approvalId } : {}) }));
-          const a = out.request.approval;
-          if (a && !out.repeat) this.updateApproval(a.approvalId, (x) => (x.state === 'asked' ? { ...x, state: 'granted', uses: x.uses + 1 } : x));
-        }
-        if (out.kind === 'event' && out.type === APPROVAL_ASK) {
-          const p = out.payload as { approvalId: string; argsHash: string; surfaceId: string; actionId: string; params: Record<string, unknown> };
-          this.approvals.value = [{ approvalId: p.approvalId, argsHash: p.argsHash, surfaceId: p.surfaceId, actionId: p.actionId, params: p.params, client: e.key, state: 'asked', uses: 0 }, ...this.approvals.peek()];
-          this.updateRow(out.callId, (r) => ({ ...r, state: 'approval', approvalId: p.approvalId }));
-        }
-        // The client as it is now: a Socket.IO client's injection target appears once it upgraded.
-        const client = this.deps.recorder().clients.get(e.key) ?? e.standIn.client;
-        const plan = planOutput(client, out, this.ids);
-        const callId = out.kind === 'ack' ? undefined : out.callId;
-        if (!plan.ok) {
-          if (callId) this.fail(e.key, callId, plan.error);
-          else this.noteAck(e.key, out as Extract<StandInOutput, { kind: 'ack' }>, `not sent: ${plan.error}`);
-          continue;
-        }
-        for (const { command, frameId } of plan.commands) {
-          this.sent.set(command.id, { client: e.key, ...(callId ? { callId } : {}) });
-          if (this.deps.send({ ...command, frameId }) === false && callId) this.fail(e.key, callId, 'not connected to a tab');
-        }
+  /** The row of a call, made from the call being started when the driver's first output names it. */
+  private rowFor(callId: string): void {
+    if (this.calls.peek().some((r) => r.callId === callId) || !this.starting) return;
+    const { client, spec } = this.starting;
+    this.starting.callId = callId;
+    const reused = typeof spec.approve === 'object' ? spec.approve.approvalId : undefined;
+    const row: CallRow = {
+      callId,
+      client,
+      surfaceId: spec.surfaceId,
+      actionId: spec.actionId,
+      params: spec.params,
+      t: Date.now(),
+      sends: 0,
+      state: 'pending',
+      acks: [],
+      ...(reused ? { approvalId: reused, reused: true } : {}),
+    };
+    this.calls.value = [row, ...this.calls.peek()].slice(0, MAX_CALLS);
+  }
+
+  /** What the driver is about to deliver, listed: sends and re-sends, the approval asked, acknowledgments, the end. */
+  private noteOutput(key: string, out: StandInOutput): void {
+    if (out.kind === 'ack') return this.noteAck(key, out);
+    this.rowFor(out.callId);
+    switch (out.kind) {
+      case 'done': {
+        const row = this.calls.peek().find((r) => r.callId === out.callId);
+        // A call whose delivery failed stays failed: its later timeout says less than why.
+        this.updateRow(out.callId, (r) => ({ ...r, state: r.state === 'failed' ? 'failed' : 'done', outcome: out.outcome, requestId: r.requestId ?? (out.outcome.requestId || undefined) }));
+        if (row?.approvalId && !row.reused && out.outcome.status === 'not-sent') this.updateApproval(row.approvalId, (a) => ({ ...a, state: 'refused', why: out.outcome.reason ?? 'not granted' }));
+        return;
       }
-    });
+      case 'request': {
+        this.updateRow(out.callId, (r) => ({ ...r, state: r.state === 'failed' ? 'failed' : 'pending', requestId: out.request.requestId, sends: r.sends + 1, ...(out.request.approval && !r.approvalId ? { approvalId: out.request.approval.approvalId } : {}) }));
+        const a = out.request.approval;
+        if (a && !out.repeat) this.updateApproval(a.approvalId, (x) => (x.state === 'asked' ? { ...x, state: 'granted', uses: x.uses + 1 } : x));
+        return;
+      }
+      case 'event': {
+        if (out.type !== APPROVAL_ASK) return;
+        const p = out.payload as { approvalId: string; argsHash: string; surfaceId: string; actionId: string; params: Record<string, unknown> };
+        this.approvals.value = [{ approvalId: p.approvalId, argsHash: p.argsHash, surfaceId: p.surfaceId, actionId: p.actionId, params: p.params, client: key, state: 'asked', uses: 0 }, ...this.approvals.peek()];
+        this.updateRow(out.callId, (r) => ({ ...r, state: 'approval', approvalId: p.approvalId }));
+        return;
+      }
+    }
   }
 
   /** What the stand-in said to a result of its call (or, `note`, why it could not). */
@@ -359,39 +394,9 @@ export class StandInSeats {
     this.calls.value = this.calls.peek().map((r) => (r.client === key && r.requestId === rid ? { ...r, acks: [...r.acks, word] } : r));
   }
 
-  private fail(key: string, callId: string, error: string): void {
-    const e = this.entries.get(key);
-    const w = e?.waiters.get(callId);
-    e?.waiters.delete(callId);
-    const row = this.calls.peek().find((r) => r.callId === callId);
-    this.updateRow(callId, (r) => (r.state === 'done' ? r : { ...r, state: 'failed', error }));
-    // An approval asked on a call that could not go (a direct transport takes no ask): never granted.
-    if (row?.approvalId && !row.reused && row.state !== 'done') this.updateApproval(row.approvalId, (a) => (a.state === 'asked' ? { ...a, state: 'refused', why: error } : a));
-    w?.({ error });
-  }
-
-  private schedule(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    let at = Infinity;
-    for (const e of this.entries.values()) at = Math.min(at, e.standIn.nextWake() ?? Infinity);
-    if (!Number.isFinite(at)) return;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        const now = Date.now();
-        for (const e of this.entries.values()) this.deliver(e, e.standIn.tick(now));
-        this.version.value++;
-        this.schedule();
-      },
-      Math.max(0, at - Date.now()),
-    );
-  }
-
-  /** Stops the timer (the panel closes). */
+  /** Stops the stand-ins' timers (the panel closes): what is pending ends there. */
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    for (const e of this.entries.values()) e.driver.close('the panel closed');
   }
 
   // ── scenarios ────────────────────────────────────────────────────────────

@@ -35,6 +35,8 @@ export class StandInDriver {
   private timer: unknown;
   /** What could not be sent (a refusal the transport cannot carry), in words. */
   readonly notes: string[] = [];
+  /** Told each output before it is delivered (the panel lists sends, re-sends, approvals and acknowledgments from them). */
+  onOutput: ((out: StandInOutput) => void) | null = null;
 
   constructor(
     readonly standIn: StandIn,
@@ -70,6 +72,11 @@ export class StandInDriver {
 
   private deliver(outputs: StandInOutput[]): void {
     for (const out of outputs) {
+      try {
+        this.onOutput?.(out);
+      } catch {
+        // A watcher's trouble is not the call's.
+      }
       if (out.kind === 'done') {
         const c = this.calls.get(out.callId);
         this.calls.delete(out.callId);
