@@ -66,6 +66,20 @@ module.exports = {
       to: { path: '^(panel|content|src/background|src/playwright|src/cli|test|scripts|bench)/' },
     },
     {
+      name: 'query-is-pure',
+      severity: 'error',
+      comment: 'src/query (the filter grammar) runs in the panel, the CLI and the Playwright fixture: the protocol core and the session model only.',
+      from: { path: '^src/query/' },
+      to: { path: '^(panel|content|src/background|src/playwright|src/cli|src/runtime|test|scripts|bench)/' },
+    },
+    {
+      name: 'nothing-below-imports-the-query',
+      severity: 'error',
+      comment: 'The protocol core and the session model know nothing of the filter built on them.',
+      from: { path: '^(src/protocol|src/session)/' },
+      to: { path: '^src/query/' },
+    },
+    {
       name: 'background-apart-from-the-panel',
       severity: 'error',
       from: { path: '^src/background/' },
