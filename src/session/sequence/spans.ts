@@ -1,0 +1,265 @@
+/**
+ * The sequence view's layout: the model's requests as spans on lanes, a lane
+ * per client and one for the runtime. Pure (no DOM): the panel draws it, the
+ * bench and the tests read it.
+ *
+ * A request's span runs from its first send (the runtime's `action:request`)
+ * through what the client answers — its receipt (§7.3.7), an async action's
+ * interim acknowledgment, the final result (§7.3.3) — to the runtime's
+ * acknowledgment of that result (§7.3.6), whichever of those came last. A
+ * request with no final result and no resolution by the runtime is still in
+ * flight: its span is open and runs to `now`. The runtime lane holds the
+ * runtime's own turn of each exchange: from the final result to its
+ * acknowledgment of it.
+ */
+import type { Finding, RequestState, RequestStatus, ResultRecord } from '../model/model-types.ts';
+import type { WireEvent } from '../wire/wire.ts';
+
+export type MarkKind = 'fault' | 'refusal' | 'resend' | 'finding' | 'failed' | 'injected' | 'held';
+
+export interface SpanMark {
+  kind: MarkKind;
+  t: number;
+  eventId: string;
+  /** One line for the user: what the mark says. */
+  text: string;
+}
+
+/** Flags of a span, for drawing without reading its marks. */
+export const FLAG = { fault: 1, refusal: 2, resend: 4, finding: 8, failed: 16, open: 32, experiment: 64 } as const;
+
+export interface Span {
+  /** Its place in `SequenceLayout.spans` (sorted by start). */
+  index: number;
+  lane: number;
+  /** Row within the lane: concurrent spans stack (see `MAX_ROWS`). */
+  row: number;
+  client: string;
+  requestId: string;
+  surfaceId: string;
+  actionId: string;
+  status: RequestStatus;
+  start: number;
+  /** `now` for an open span. */
+  end: number;
+  /** The moments it went through, where seen (first of each). */
+  receiptAt?: number;
+  interimAt?: number;
+  resultAt?: number;
+  ackAt?: number;
+  /** From the first send to each moment, ms. */
+  durations: { receipt?: number; interim?: number; result?: number; ack?: number };
+  /** The event that opens it: the first send (or, on the runtime lane, the final result). */
+  eventId: string;
+  flags: number;
+  marks: SpanMark[];
+  /** Error code of a failed final result, or the runtime's resolution. */
+  code?: string;
+}
+
+export interface Lane {
+  key: string;
+  label: string;
+  kind: 'client' | 'runtime';
+  /** Rows the lane's spans use (1..MAX_ROWS). */
+  rows: number;
+}
+
+export interface SequenceLayout {
+  lanes: Lane[];
+  /** Sorted by start, then lane. */
+  spans: Span[];
+  t0: number;
+  t1: number;
+}
+
+/** Concurrent spans of a lane stack in up to this many rows; more share the least busy row. */
+export const MAX_ROWS = 4;
+
+export interface SequenceSource {
+  /** Per client, its requests (the session model's `clients`). */
+  clients: ReadonlyMap<string, { client: { key: string; label: string }; requests: ReadonlyMap<string, RequestState> }>;
+  findings: readonly Finding[];
+}
+
+/** The runtime's lane key (no client key is empty). */
+export const RUNTIME_LANE = '';
+
+/**
+ * Lays out the spans. `eventOf` finds a recorded event by id (for the fault,
+ * held and injected marks the model does not keep); `now` ends open spans.
+ */
+export function buildSequence(src: SequenceSource, eventOf: (id: string) => WireEvent | undefined, now: number): SequenceLayout {
+  const findingsByEvent = new Map<string, Finding[]>();
+  for (const f of src.findings) {
+    for (const id of f.events) {
+      const list = findingsByEvent.get(id);
+      if (list) list.push(f);
+      else findingsByEvent.set(id, [f]);
+    }
+  }
+  const lanes: Lane[] = [{ key: RUNTIME_LANE, label: 'Runtime', kind: 'runtime', rows: 1 }];
+  const spans: Span[] = [];
+  for (const [key, c] of src.clients) {
+    const lane = lanes.length;
+    lanes.push({ key, label: c.client.label || key, kind: 'client', rows: 1 });
+    for (const req of c.requests.values()) {
+      const span = requestSpan(req, key, lane, eventOf, findingsByEvent, now);
+      if (!span) continue;
+      spans.push(span);
+      const turn = runtimeTurn(span, req, key);
+      if (turn) spans.push(turn);
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || a.lane - b.lane || a.end - b.end);
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  for (let i = 0; i < spans.length; i++) {
+    const s = spans[i]!;
+    s.index = i;
+    if (s.start < t0) t0 = s.start;
+    if (s.end > t1) t1 = s.end;
+  }
+  assignRows(spans, lanes);
+  if (!spans.length) t0 = t1 = now;
+  return { lanes, spans, t0, t1 };
+}
+
+function finalOf(req: RequestState): ResultRecord | undefined {
+  return req.results.find((r) => r.result.interim !== true && !r.forRepeat);
+}
+
+function requestSpan(
+  req: RequestState,
+  client: string,
+  lane: number,
+  eventOf: (id: string) => WireEvent | undefined,
+  findingsByEvent: ReadonlyMap<string, Finding[]>,
+  now: number,
+): Span | undefined {
+  const first = req.sends[0];
+  if (!first) return undefined;
+  const start = first.t;
+  const receipt = req.receipts[0];
+  const interim = req.results.find((r) => r.result.interim === true);
+  const final = finalOf(req);
+  const marks: SpanMark[] = [];
+  let flags = 0;
+  const mark = (kind: MarkKind, t: number, eventId: string, text: string) => {
+    marks.push({ kind, t, eventId, text });
+    flags |= FLAG[kind === 'injected' || kind === 'held' ? 'experiment' : kind];
+  };
+  // Every event of the exchange: the sends, receipts, results and the runtime's acks of them.
+  const events: Array<{ id: string; t: number }> = [...req.sends.map((s) => ({ id: s.eventId, t: s.t })), ...req.receipts.map((r) => ({ id: r.eventId, t: r.t }))];
+  for (const r of req.results) {
+    events.push({ id: r.eventId, t: r.t });
+    if (r.ack) events.push({ id: r.ack.eventId, t: r.ack.t });
+  }
+  let last = start;
+  for (const e of events) if (e.t > last) last = e.t;
+
+  for (let i = 1; i < req.sends.length; i++) mark('resend', req.sends[i]!.t, req.sends[i]!.eventId, `sent again (${i + 1}${ordinal(i + 1)} send)`);
+  // A result sent again after its receiver refused it: a second final that answers no repeat.
+  for (const r of req.results) if (r !== final && r.result.interim !== true && !r.forRepeat) mark('resend', r.t, r.eventId, 'result sent again');
+  for (const r of req.receipts) if (!r.ok) mark('refusal', r.t, r.eventId, `refused on receipt${r.reason ? `: ${r.reason}` : ''}`);
+  for (const r of req.results) if (r.ack && !r.ack.ok) mark('refusal', r.ack.t, r.ack.eventId, `result refused by the runtime${r.ack.reason ? `: ${r.ack.reason}` : ''}`);
+  let code: string | undefined;
+  if (final && !final.result.success) {
+    code = final.result.error?.code ?? 'error';
+    mark('failed', final.t, final.eventId, `failed: ${code}`);
+  }
+  if (req.resolution) {
+    code = req.resolution.code;
+    mark('failed', req.resolution.t, req.resolution.eventId, `resolved ${req.resolution.code} by the runtime: ${req.resolution.why}`);
+  }
+  const seen = new Set<string>();
+  for (const e of events) {
+    const ev = eventOf(e.id);
+    if (ev?.faulted) mark('fault', e.t, e.id, `faulted by you: ${ev.fault ?? 'changed'} (rule ${ev.faulted})`);
+    if (ev?.injected) mark('injected', e.t, e.id, 'injected by you');
+    if (ev?.held) mark('held', e.t, e.id, "held back from the app's runtime");
+    for (const f of findingsByEvent.get(e.id) ?? []) {
+      if (seen.has(f.id)) continue;
+      seen.add(f.id);
+      mark('finding', e.t, e.id, `${f.severity}: ${f.message}`);
+    }
+  }
+  const settled = final !== undefined || req.resolution !== undefined || req.status === 'failed' || req.status === 'succeeded';
+  if (req.status === 'failed' && !code) flags |= FLAG.failed;
+  if (!settled) flags |= FLAG.open;
+  marks.sort((a, b) => a.t - b.t);
+  const durations: Span['durations'] = {};
+  if (receipt) durations.receipt = receipt.t - start;
+  if (interim) durations.interim = interim.t - start;
+  if (final) durations.result = final.t - start;
+  if (final?.ack) durations.ack = final.ack.t - start;
+  return {
+    index: 0,
+    lane,
+    row: 0,
+    client,
+    requestId: req.requestId,
+    surfaceId: req.surfaceId,
+    actionId: req.actionId,
+    status: req.status,
+    start,
+    end: settled ? last : Math.max(now, last),
+    ...(receipt ? { receiptAt: receipt.t } : {}),
+    ...(interim ? { interimAt: interim.t } : {}),
+    ...(final ? { resultAt: final.t } : {}),
+    ...(final?.ack ? { ackAt: final.ack.t } : {}),
+    durations,
+    eventId: first.eventId,
+    flags,
+    marks,
+    ...(code ? { code } : {}),
+  };
+}
+
+/** The runtime's turn: from the final result to its acknowledgment of it (§7.3.6). */
+function runtimeTurn(span: Span, req: RequestState, client: string): Span | undefined {
+  const final = finalOf(req);
+  if (!final?.ack) return undefined;
+  const refused = !final.ack.ok;
+  return {
+    index: 0,
+    lane: 0,
+    row: 0,
+    client,
+    requestId: req.requestId,
+    surfaceId: req.surfaceId,
+    actionId: req.actionId,
+    status: req.status,
+    start: final.t,
+    end: final.ack.t,
+    resultAt: final.t,
+    ackAt: final.ack.t,
+    durations: { ack: final.ack.t - final.t },
+    eventId: final.ack.eventId,
+    flags: (refused ? FLAG.refusal : 0) | (span.flags & FLAG.fault),
+    marks: refused ? [{ kind: 'refusal', t: final.ack.t, eventId: final.ack.eventId, text: `result refused${final.ack.reason ? `: ${final.ack.reason}` : ''}` }] : [],
+  };
+}
+
+function ordinal(n: number): string {
+  return n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th';
+}
+
+/** Greedy rows per lane, in start order: a span takes the first row free by its start, else the row that frees first. */
+function assignRows(spans: Span[], lanes: Lane[]): void {
+  const ends = lanes.map(() => [] as number[]);
+  for (const s of spans) {
+    const rows = ends[s.lane]!;
+    let row = rows.findIndex((e) => e <= s.start);
+    if (row < 0) {
+      if (rows.length < MAX_ROWS) row = rows.length;
+      else {
+        row = 0;
+        for (let r = 1; r < rows.length; r++) if (rows[r]! < rows[row]!) row = r;
+      }
+    }
+    rows[row] = Math.max(rows[row] ?? -Infinity, s.end);
+    s.row = row;
+  }
+  lanes.forEach((l, i) => (l.rows = Math.max(1, ends[i]!.length)));
+}
