@@ -44,6 +44,7 @@ function install(): void {
     }
     if (command.type === 'hook:faults') {
       faults.set(command.rules, command.seed);
+      if (command.id !== undefined) reply({ type: 'answer', id: command.id, ok: true });
       return;
     }
     const outcome = inject(buffer, command);

@@ -18,6 +18,11 @@ export class FaultRules {
   readonly seed = signal<number>(1);
   /** The rules that can fault anything now: what the banner counts. */
   readonly active = computed(() => this.rules.value.filter((r) => r.enabled !== false && r.maxCount !== 0));
+  /** How many frames' hooks said they have the current set. */
+  readonly applied = signal(0);
+  private appliedFrames = new Set<number>();
+  private applyId = '';
+  private applies = 0;
   private tabId: number | null = null;
   private send: ((m: FromPanel) => void) | null = null;
   private nextId = 1;
@@ -62,7 +67,20 @@ export class FaultRules {
   /** Sends the set to every frame (again: a reconnect, a new document). */
   apply(): void {
     const rules = [...this.seats.value, ...(anyActive(this.rules.value) ? this.rules.value : [])];
-    this.send?.({ type: 'hook:faults', rules, seed: this.seed.value });
+    this.applyId = `faults:${++this.applies}`;
+    this.appliedFrames = new Set();
+    this.applied.value = 0;
+    this.send?.({ type: 'hook:faults', rules, seed: this.seed.value, id: this.applyId });
+  }
+
+  /** A hook's word that it has a set: true when the answer was this list's (an id it gave). */
+  onAnswer(frameId: number, id: string): boolean {
+    if (!id.startsWith('faults:')) return false;
+    if (id === this.applyId) {
+      this.appliedFrames.add(frameId);
+      this.applied.value = this.appliedFrames.size;
+    }
+    return true;
   }
 
   private changed(): void {

@@ -392,7 +392,7 @@ export class PanelStore {
     this.connection = this.env.connect(tabId, {
       cursors: () => this.session.peek().recorder.intake.cursors(),
       capture: (frameId, message) => {
-        if (message.type === 'answer') return void (this.standIn.onAnswer(message) || this.injector.onAnswer(message));
+        if (message.type === 'answer') return void (this.faults.onAnswer(frameId, message.id) || this.standIn.onAnswer(message) || this.injector.onAnswer(message));
         if (this.source.value !== 'live') return;
         this.site.heardHook();
         if (message.type === 'coverage') return this.coverage.heard(frameId, message.hook, undefined, message.report);

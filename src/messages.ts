@@ -163,6 +163,8 @@ export interface FaultsCommand {
   type: 'hook:faults';
   rules: FaultRule[];
   seed: number;
+  /** When given, the hook answers `answer` with this id once the rules are in (the panel counts the frames that have them). */
+  id?: string;
 }
 
 /**
@@ -329,7 +331,7 @@ export function readHookCommand(x: unknown): HookCommand | null {
     case 'hook:faults': {
       const rules = readFaultRules(x.rules);
       const seed = readSeed(x.seed);
-      return rules && seed !== null ? { type: 'hook:faults', rules, seed } : null;
+      return rules && seed !== null ? { type: 'hook:faults', rules, seed, ...(isString(x.id) ? { id: x.id } : {}) } : null;
     }
     case 'hook:hold':
       return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;

@@ -149,7 +149,7 @@ export function Faults() {
           <legend>Which events</legend>
           <label>
             Direction{' '}
-            <select value={form.direction} onChange={(e) => set({ direction: (e.target as HTMLSelectElement).value as Form['direction'] })}>
+            <select aria-label="Direction" value={form.direction} onChange={(e) => set({ direction: (e.target as HTMLSelectElement).value as Form['direction'] })}>
               <option value="">either</option>
               <option value="to-client">to the client (runtime → app)</option>
               <option value="from-client">from the client (app → runtime)</option>
@@ -157,7 +157,7 @@ export function Faults() {
           </label>{' '}
           <label>
             Event type{' '}
-            <select value={form.type} onChange={(e) => set({ type: (e.target as HTMLSelectElement).value })}>
+            <select aria-label="Event type" value={form.type} onChange={(e) => set({ type: (e.target as HTMLSelectElement).value })}>
               <option value="">every OUI event</option>
               {TYPES.map((t) => (
                 <option value={t}>{t === 'ack' ? 'ack (acknowledgments, receipts)' : t}</option>
@@ -166,7 +166,7 @@ export function Faults() {
           </label>{' '}
           <label>
             Surface{' '}
-            <select value={form.surfaceId} onChange={(e) => set({ surfaceId: (e.target as HTMLSelectElement).value, actionId: '' })}>
+            <select aria-label="Surface" value={form.surfaceId} onChange={(e) => set({ surfaceId: (e.target as HTMLSelectElement).value, actionId: '' })}>
               <option value="">any</option>
               {[...surfaces.keys()].sort().map((id) => (
                 <option value={id}>{id}</option>
@@ -175,7 +175,7 @@ export function Faults() {
           </label>{' '}
           <label>
             Action{' '}
-            <select value={form.actionId} onChange={(e) => set({ actionId: (e.target as HTMLSelectElement).value })}>
+            <select aria-label="Action" value={form.actionId} onChange={(e) => set({ actionId: (e.target as HTMLSelectElement).value })}>
               <option value="">any</option>
               {[...(form.surfaceId ? (surfaces.get(form.surfaceId) ?? []) : new Set([...surfaces.values()].flatMap((s) => [...s])))].sort().map((id) => (
                 <option value={id}>{id}</option>
@@ -184,7 +184,7 @@ export function Faults() {
           </label>{' '}
           <label>
             Transport{' '}
-            <select value={form.transport} onChange={(e) => set({ transport: (e.target as HTMLSelectElement).value as Form['transport'] })}>
+            <select aria-label="Transport" value={form.transport} onChange={(e) => set({ transport: (e.target as HTMLSelectElement).value as Form['transport'] })}>
               <option value="">any</option>
               {TRANSPORTS.map((t) => (
                 <option value={t.id}>{t.label}</option>
@@ -193,7 +193,7 @@ export function Faults() {
           </label>{' '}
           <label>
             Client{' '}
-            <select value={form.client} onChange={(e) => set({ client: (e.target as HTMLSelectElement).value })}>
+            <select aria-label="Client" value={form.client} onChange={(e) => set({ client: (e.target as HTMLSelectElement).value })}>
               <option value="">any</option>
               {clients.map((c) => {
                 const t = c.inject as { hook: string; client: string };
@@ -207,6 +207,7 @@ export function Faults() {
           <label>
             Fault{' '}
             <select
+              aria-label="Fault"
               value={form.fault}
               onChange={(e) => {
                 const fault = (e.target as HTMLSelectElement).value;
@@ -221,40 +222,40 @@ export function Faults() {
           {needsMs && (
             <label>
               {form.fault === 'approval:expire' ? 'Late by (ms)' : 'Delay (ms)'}{' '}
-              <input type="number" min="0" max="600000" value={form.ms} onInput={(e) => set({ ms: (e.target as HTMLInputElement).value })} />
+              <input aria-label={form.fault === 'approval:expire' ? 'Late by (ms)' : 'Delay (ms)'} type="number" min="0" max="600000" value={form.ms} onInput={(e) => set({ ms: (e.target as HTMLInputElement).value })} />
             </label>
           )}
           {form.fault === 'refuse-result' && (
             <label>
               Error{' '}
-              <input type="text" value={form.error} onInput={(e) => set({ error: (e.target as HTMLInputElement).value })} />
+              <input aria-label="Error" type="text" value={form.error} onInput={(e) => set({ error: (e.target as HTMLInputElement).value })} />
             </label>
           )}
           {form.fault === 'disconnect' && (
             <>
               <label>
                 Close code{' '}
-                <input type="number" min="1000" max="4999" value={form.code} onInput={(e) => set({ code: (e.target as HTMLInputElement).value })} />
+                <input aria-label="Close code" type="number" min="1000" max="4999" value={form.code} onInput={(e) => set({ code: (e.target as HTMLInputElement).value })} />
               </label>{' '}
               <label>
                 Close reason{' '}
-                <input type="text" value={form.reason} onInput={(e) => set({ reason: (e.target as HTMLInputElement).value })} />
+                <input aria-label="Close reason" type="text" value={form.reason} onInput={(e) => set({ reason: (e.target as HTMLInputElement).value })} />
               </label>
             </>
           )}
           {form.fault === 'stale-known-surfaces' && (
             <label>
               knownSurfaces{' '}
-              <input type="text" value={form.knownSurfaces} onInput={(e) => set({ knownSurfaces: (e.target as HTMLInputElement).value })} />
+              <input aria-label="knownSurfaces" type="text" value={form.knownSurfaces} onInput={(e) => set({ knownSurfaces: (e.target as HTMLInputElement).value })} />
             </label>
           )}{' '}
           <label>
             Probability{' '}
-            <input type="number" min="0" max="1" step="0.05" value={form.probability} onInput={(e) => set({ probability: (e.target as HTMLInputElement).value })} />
+            <input aria-label="Probability" type="number" min="0" max="1" step="0.05" value={form.probability} onInput={(e) => set({ probability: (e.target as HTMLInputElement).value })} />
           </label>{' '}
           <label>
             At most (times){' '}
-            <input type="number" min="0" placeholder="no limit" value={form.maxCount} onInput={(e) => set({ maxCount: (e.target as HTMLInputElement).value })} />
+            <input aria-label="At most (times)" type="number" min="0" placeholder="no limit" value={form.maxCount} onInput={(e) => set({ maxCount: (e.target as HTMLInputElement).value })} />
           </label>
           <p class="muted" data-testid="fault-scope">
             {[
@@ -277,6 +278,7 @@ export function Faults() {
         <label>
           Seed{' '}
           <input
+            aria-label="Seed"
             type="number"
             min="0"
             max="4294967295"
@@ -285,7 +287,10 @@ export function Faults() {
             onChange={(e) => faults.setSeed(Number((e.target as HTMLInputElement).value))}
           />
         </label>{' '}
-        {rules.length > 0 && <button onClick={() => faults.clear()}>Clear all rules</button>}
+        {rules.length > 0 && <button onClick={() => faults.clear()}>Clear all rules</button>}{' '}
+        <span class="muted" data-testid="faults-applied" data-frames={faults.applied.value}>
+          {faults.active.value.length > 0 ? `applied in ${faults.applied.value} ${faults.applied.value === 1 ? 'frame' : 'frames'}` : ''}
+        </span>
       </div>
       {rules.length === 0 ? (
         <p class="muted">No fault rules. Traffic passes as the app and its runtime send it.</p>
