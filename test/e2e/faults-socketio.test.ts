@@ -71,7 +71,7 @@ describe('faults on Socket.IO over WebSocket', () => {
     const pending = search('kettle', 20_000);
     // The request went out and its answer was kept back: the panel shows the dropped result.
     await until(() => demo.runtime.events.some((e) => e.dir === 'out' && e.type === 'action:request' && (e.payload as { params?: { query?: string } }).params?.query === 'kettle'), 'the request sent', SLOW_MS, 20);
-    const requestId = demo.runtime.events.findLast((e) => e.dir === 'out' && e.type === 'action:request')!.payload as { requestId: string };
+    const requestId = [...demo.runtime.events].reverse().find((e) => e.dir === 'out' && e.type === 'action:request')!.payload as { requestId: string };
     await panel.getByRole('tab', { name: 'Timeline' }).click();
     await panel.locator('.vlist [role=row][data-type="action:result"]', { hasText: 'faulted by you: dropped' }).first().waitFor({ timeout: SLOW_MS });
     assert.equal(resultsFor(demo.runtime.events, requestId.requestId).length, 0, 'the answer did not reach the runtime');
@@ -142,7 +142,7 @@ describe('faults on Socket.IO over WebSocket', () => {
     const r = await search('stale');
     assert.equal(r.success, true);
     assert.ok(Array.isArray(r.surfaces) && r.surfaces.length > 0, 'surfaces sent, as the hash differs from the stale one');
-    const sent = demo.runtime.events.findLast((e) => e.dir === 'out' && e.type === 'action:request' && (e.payload as { requestId: string }).requestId === r.requestId)!;
+    const sent = demo.runtime.events.find((e) => e.dir === 'out' && e.type === 'action:request' && (e.payload as { requestId: string }).requestId === r.requestId)!;
     assert.notEqual((sent.payload as { knownSurfaces?: string }).knownSurfaces, 'fnv1a64:0000000000000000', 'the runtime itself sent its real hash');
     await clearRules(panel);
   });
