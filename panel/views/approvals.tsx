@@ -6,6 +6,7 @@ import { clock, short } from '../display-text.ts';
 import { oldestFirst } from '../sort-order.ts';
 import { inOrder } from '../view-order.ts';
 import { PerClient } from './clients.tsx';
+import { AsOfBanner, useAsOfClients } from './as-of.tsx';
 import { EventLink } from './event-detail.tsx';
 import { useModel } from '../store-context.ts';
 
@@ -82,12 +83,14 @@ function ClientApprovals({ c, oldest }: { c: ClientState; oldest: boolean }) {
 }
 
 export function Approvals() {
+  const list = useAsOfClients();
   return (
     <div class="view" data-testid="approvals-view">
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." nothing="No request to an action that needs approval yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} oldest={oldestFirst.value} />} />
+      <AsOfBanner />
+      <PerClient list={list} empty="No client yet." nothing="No request to an action that needs approval yet." hasContent={(c) => c.approvals.length > 0} render={(c) => <ClientApprovals c={c} oldest={oldestFirst.value} />} />
     </div>
   );
 }

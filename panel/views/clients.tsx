@@ -59,6 +59,7 @@ export function PerClient({
   empty,
   hasContent,
   nothing = 'Nothing to show yet.',
+  list: given,
 }: {
   render: (c: ClientState) => ComponentChildren;
   /** Said when there is no client. */
@@ -66,8 +67,11 @@ export function PerClient({
   hasContent?: (c: ClientState) => boolean;
   /** Said when no client has anything to show. */
   nothing?: string;
+  /** The clients to show, when not the shown clients as they are now (a view as of an event). */
+  list?: ClientState[];
 }) {
-  const list = useShownClients();
+  const shown0 = useShownClients();
+  const list = given ?? shown0;
   if (!list.length) return <p class="empty">{empty}</p>;
   const shown = hasContent ? list.filter(hasContent) : list;
   return (

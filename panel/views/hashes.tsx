@@ -7,6 +7,7 @@ import { clock } from '../display-text.ts';
 import { oldestFirst } from '../sort-order.ts';
 import { inOrder } from '../view-order.ts';
 import { PerClient } from './clients.tsx';
+import { AsOfBanner, useAsOfClients } from './as-of.tsx';
 import { EventLink } from './event-detail.tsx';
 
 const VERDICT: Record<HashVerdict, string> = {
@@ -77,12 +78,14 @@ function ClientHashes({ c, oldest }: { c: ClientState; oldest: boolean }) {
 }
 
 export function Hashes() {
+  const list = useAsOfClients();
   return (
     <div class="view" data-testid="hashes-view">
       <div class="filterbar">
         <SortToggle />
       </div>
-      <PerClient empty="No client yet." nothing="No result has reported a surfacesHash yet, and no surface set changed." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} oldest={oldestFirst.value} />} />
+      <AsOfBanner />
+      <PerClient list={list} empty="No client yet." nothing="No result has reported a surfacesHash yet, and no surface set changed." hasContent={(c) => c.hashes.length > 0 || c.surfaceSets.length > 0} render={(c) => <ClientHashes c={c} oldest={oldestFirst.value} />} />
     </div>
   );
 }

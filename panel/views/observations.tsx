@@ -8,7 +8,8 @@ import { anchorId, ViewIndex, type IndexGroup } from '../components/view-index.t
 import { clock } from '../display-text.ts';
 import { oldestFirst } from '../sort-order.ts';
 import { collapsed, matchesQuery, peakRate } from '../view-order.ts';
-import { ClientHeading, clientTitle, HiddenClients, useShownClients } from './clients.tsx';
+import { ClientHeading, clientTitle, HiddenClients } from './clients.tsx';
+import { AsOfBanner, useAsOfClients } from './as-of.tsx';
 import { EventLink } from './event-detail.tsx';
 
 /** Entries of a history shown until the user asks for all of them. */
@@ -77,7 +78,7 @@ function ObservationCard({ o, anchor, oldest }: { o: ObservationState; anchor: s
 }
 
 export function Observations() {
-  const clients = useShownClients();
+  const clients = useAsOfClients();
   const q = query.value;
   const shown = clients
     .map((c: ClientState, index) => ({ c, index, list: [...c.observations.values()].filter((o) => matchesQuery(keyOf(o), q) || matchesQuery(`${o.surfaceId} › ${o.observationId}`, q)) }))
@@ -94,6 +95,7 @@ export function Observations() {
         <div class="filterbar">
           <SortToggle />
         </div>
+        <AsOfBanner />
         {!clients.length && <p class="empty">No client yet.</p>}
         {clients.length > 0 && !shown.length && <p class="empty">{q.trim() ? `No observation matches "${q.trim()}".` : 'No observation update yet.'}</p>}
         {shown.map(({ c, index, list }) => (

@@ -7,7 +7,8 @@ import { SchemaView } from '../components/schema-view.tsx';
 import { anchorId, ViewIndex, type IndexGroup } from '../components/view-index.tsx';
 import { clock, short } from '../display-text.ts';
 import { matchesQuery } from '../view-order.ts';
-import { ClientHeading, clientTitle, HiddenClients, useShownClients } from './clients.tsx';
+import { ClientHeading, clientTitle, HiddenClients } from './clients.tsx';
+import { AsOfBanner, useAsOfClients } from './as-of.tsx';
 import { EventLink } from './event-detail.tsx';
 
 /** The Surfaces view's filter: kept while the user visits other views. */
@@ -111,7 +112,7 @@ function ClientSurfaces({ c, index, mounted }: { c: ClientState; index: number; 
 }
 
 export function Surfaces() {
-  const clients = useShownClients();
+  const clients = useAsOfClients();
   const q = query.value;
   const shown = clients
     .map((c, index) => ({ c, index, mounted: [...c.surfaces.values()].filter((m) => surfaceMatches(m.surface, q)) }))
@@ -125,6 +126,7 @@ export function Surfaces() {
     <div class="view indexed surfaces" data-testid="surfaces-view">
       <ViewIndex label="Surfaces" groups={groups} query={query} placeholder="Filter by surface id" />
       <div class="indexed-body">
+        <AsOfBanner />
         {!clients.length && <p class="empty">No client has registered a surface yet.</p>}
         {clients.length > 0 && !shown.length && <p class="empty">{q.trim() ? `No mounted surface matches "${q.trim()}".` : 'No surface mounted.'}</p>}
         {shown.map(({ c, index, mounted }) => (
