@@ -46,6 +46,7 @@ export function knownValues(store: PanelStore): KnownValues {
 }
 
 const NO_ITEMS: Completions = { from: 0, to: 0, items: [] };
+const NO_VALUES: KnownValues = { types: [], clients: [], surfaces: [], actions: [], statuses: [] };
 
 export function QueryBox({ store, text, onChange }: { store: PanelStore; text: Signal<string>; onChange: (value: string) => void }) {
   const [list, setList] = useState<Completions>(NO_ITEMS);
@@ -63,7 +64,9 @@ export function QueryBox({ store, text, onChange }: { store: PanelStore; text: S
   });
 
   const suggest = (v: string, caret: number) => {
-    const next = complete(v, caret, knownValues(store));
+    // The session's values only for a key's value: a keystroke of plain text reads none of them.
+    const word = v.slice(0, caret).split(/\s/).pop() ?? '';
+    const next = complete(v, caret, word.includes(':') ? knownValues(store) : NO_VALUES);
     setList(next);
     setActive(0);
   };
