@@ -21,12 +21,16 @@ import { Faults, FaultsBanner } from './views/faults.tsx';
 import { Runtime, StandInBanner } from './views/runtime.tsx';
 import { Scenarios } from './views/scenarios.tsx';
 import { Compare } from './views/compare.tsx';
+import { Sequence } from './views/sequence.tsx';
 import { SPEC_VERSIONS } from '../src/session/model/rules.ts';
-import { exportHar, harText } from '../src/session/har/export.ts';
+import { RedactPreview, exportPreview } from './views/redact-preview.tsx';
+import { scrubCopies } from './redaction.ts';
+import { pageOrigin } from './views/scenarios.tsx';
 import { IMPORT_ACCEPT, importFiles } from './drop-import.tsx';
 
 const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => JSX.Element }> = [
   { id: 'timeline', label: 'Timeline', render: () => <Timeline /> },
+  { id: 'sequence', label: 'Sequence', render: () => <Sequence /> },
   { id: 'surfaces', label: 'Surfaces', render: () => <Surfaces /> },
   { id: 'hashes', label: 'Hashes', render: () => <Hashes /> },
   { id: 'observations', label: 'Observations', render: () => <Observations /> },
@@ -40,16 +44,6 @@ const VIEWS: Array<{ id: View; label: string; render: (tabId: number | null) => 
   { id: 'compare', label: 'Compare', render: () => <Compare /> },
   { id: 'coverage', label: 'Coverage', render: (tabId) => <Coverage tabId={tabId} /> },
 ];
-
-function download(store: PanelStore, har?: boolean): void {
-  const { recorder } = store;
-  const blob = new Blob([har ? harText(exportHar(recorder.clients.values(), recorder.events)) : store.exportJson()], { type: 'application/json' });
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = `oui-session-${new Date().toISOString().replace(/[:.]/g, '-')}.${har ? 'har' : 'json'}`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-}
 
 /** The toolbar's Import: the same files a drop takes (session files and HARs, several at once), through the one import path. */
 function pickFile(store: PanelStore): void {
@@ -190,10 +184,20 @@ function Notice() {
   );
 }
 
+/** Every Copy of the panel scrubbed of the session's secrets, with the user's pointers for the page's origin. */
+function useRedactedCopies(store: PanelStore): void {
+  const origin = pageOrigin(store);
+  useEffect(() => scrubCopies(() => ({ recorder: store.recorder, opts: store.redaction.options() })), [store]);
+  useEffect(() => {
+    if (origin !== store.redaction.origin.peek()) void store.redaction.load(origin);
+  }, [store, origin]);
+}
+
 export function App({ tabId }: { tabId: number | null }) {
   const store = useModel();
   const { recorder, source, pausedAt, view, connected, reconnects, preserveLog, selectedClient, specVersion } = store;
   usePanelKeys(store);
+  useRedactedCopies(store);
   if (tabId === null && source.value === 'live') {
     return (
       <div class="empty">
@@ -252,10 +256,10 @@ export function App({ tabId }: { tabId: number | null }) {
           </select>
         </label>
         <TimersButton />
-        <button title="Export the session to a file" onClick={() => download(store)}>
+        <button title="Export the session to a file (redacted: a preview says what first)" data-testid="export" onClick={() => (exportPreview.value = 'json')}>
           Export
         </button>
-        <button title="Export the session as HAR 1.2 (WebSocket messages, long-polling entries), for other tools and oui-devtools lint" onClick={() => download(store, true)}>
+        <button title="Export the session as HAR 1.2 (WebSocket messages, long-polling entries), for other tools and oui-devtools lint (redacted: a preview says what first)" data-testid="export-har" onClick={() => (exportPreview.value = 'har')}>
           HAR
         </button>
         <button title="Open a session file or a HAR (or drop one on the panel)" onClick={() => pickFile(store)}>
@@ -271,6 +275,7 @@ export function App({ tabId }: { tabId: number | null }) {
       {source.value === 'live' && <CaptureBanner tabId={tabId} />}
       <FaultsBanner />
       <StandInBanner />
+      <RedactPreview />
       <Tabs />
       <Notice />
       <div class="main" role="tabpanel" aria-labelledby={`tab-${current.id}`}>

@@ -1,10 +1,28 @@
 import { stringifyJson } from '../src/protocol/json-text.ts';
 
+/** What every text put on the clipboard goes through (redaction.ts sets it: the session's secrets replaced). */
+let scrubber: (text: string) => string = (t) => t;
+
+export function setCopyScrubber(fn: (text: string) => string): void {
+  scrubber = fn;
+}
+
+/** A text as the clipboard may hold it: never throws (a scrub that fails copies the marker, not the secret). */
+export function scrubForCopy(text: string): string {
+  try {
+    return scrubber(text);
+  } catch {
+    return '[REDACTED]';
+  }
+}
+
 /**
- * Copy text to the clipboard. DevTools panels often lack the clipboard
- * permission, so fall back to a selected textarea and execCommand.
+ * Copy text to the clipboard, scrubbed of the session's secrets. DevTools
+ * panels often lack the clipboard permission, so fall back to a selected
+ * textarea and execCommand.
  */
-export async function copyText(text: string): Promise<boolean> {
+export async function copyText(raw: string): Promise<boolean> {
+  const text = scrubForCopy(raw);
   try {
     await navigator.clipboard.writeText(text);
     return true;

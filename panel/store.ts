@@ -24,6 +24,7 @@ import type { SessionModel } from '../src/session/model/session-model.ts';
 import { isTimerValue, resolveTimers, TIMER_KEYS, type Timers } from '../src/session/model/timers.ts';
 import type { Party, RequestState, Severity } from '../src/session/model/model-types.ts';
 import { exportSession, importOutcome, sessionFileText } from '../src/session/wire/session-file.ts';
+import { RedactionSettings } from './redaction.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { PROTOCOL } from '../src/messages.ts';
 import { isWorkerHook } from '../src/capture/captured-items.ts';
@@ -142,6 +143,8 @@ export class PanelStore {
   readonly standIn: StandInSeats;
   /** Scenarios saved per origin, and their runs (the Scenarios view). */
   readonly scenarios: ScenarioBook;
+  /** The user's redaction pointers per origin (the export preview; every Copy). */
+  readonly redaction: RedactionSettings;
   readonly site: CaptureSite;
   /** Which frames and workers of the tab the capture sees, and why not the others. */
   readonly coverage = new CoverageWatch(() => this.session.peek().recorder.clients.values());
@@ -200,6 +203,7 @@ export class PanelStore {
       faults: () => ({ rules: this.faults.rules.peek(), seed: this.faults.seed.peek() }),
     });
     this.scenarios = new ScenarioBook(env.saved, this.standIn);
+    this.redaction = new RedactionSettings(env.saved);
     this.site = new CaptureSite(env.sites);
     this.selectedEvent.subscribe((id) => (this.asOf.value = id));
     const recorder = this.liveRecorder();

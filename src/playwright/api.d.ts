@@ -341,6 +341,8 @@ export interface OuiOptions {
   specVersion?: string;
   /** The timers the app's runtime and clients run with (default: the spec's); each more than 0 and at most a day. */
   timers?: Partial<OuiTimers>;
+  /** oui-session.json is redacted as the panel's Export is (docs/redaction.md), with your JSON pointers too; `false` attaches it unredacted, marked so in the file. */
+  redact?: false | { pointers?: string[] };
 }
 
 export interface OuiFixtures {

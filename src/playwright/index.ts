@@ -24,6 +24,7 @@ import { formatFindings } from './failure-text.ts';
 import { OUI_FIXTURE_BINDING } from './binding.ts';
 import { fixtureTimers } from './timers.ts';
 import { sessionFileText } from '../session/wire/session-file.ts';
+import { redactSessionFile, unredactedSessionFile } from '../session/redact/session.ts';
 import { validateJson } from '../protocol/schema.ts';
 import type * as Api from './api.d.ts';
 
@@ -59,7 +60,10 @@ export const test: typeof Api.test = base.extend<Api.OuiFixtures>({
       const failed = testInfo.status !== testInfo.expectedStatus;
       if (when === 'always' || (when === 'on-failure' && failed)) {
         const file = await capture.sessionFile();
-        await testInfo.attach('oui-session.json', { body: sessionFileText(file), contentType: 'application/json' });
+        // Redacted as the panel's Export is (docs/redaction.md), with the findings judged before; `redact: false` attaches it unredacted, marked so.
+        const redact = ouiOptions.redact;
+        const body = redact === false ? unredactedSessionFile(file) : redactSessionFile(file, capture.modelOf(capture.snapshot()).findings, { pointers: (redact?.pointers ?? []).map((pointer) => ({ pointer })) });
+        await testInfo.attach('oui-session.json', { body: sessionFileText(body), contentType: 'application/json' });
       }
       capture.close();
     }

@@ -37,6 +37,14 @@ describe('Luhn', () => {
     const found = findCardNumbers(t).map((m) => t.slice(m.start, m.end));
     assert.deepEqual(found, ['4242 4242 4242 4242', '5555-5555-5555-4444']);
   });
+  it('not a millisecond timestamp, nor digits no network starts with', () => {
+    // Times of 2026-01-01 (in ms) that pass the Luhn check by chance; and ids no network starts with.
+    for (const n of ['1767225600009', '1767225600017', '7992739871003', '8000000000000003']) {
+      assert.ok(luhnValid(n), `${n} passes Luhn`);
+      assert.deepEqual(findCardNumbers(`t=${n}`), [], n);
+    }
+    assert.equal(isCardNumber(1767225600009), false);
+  });
   it('numbers as JSON numbers; not a run of one digit', () => {
     assert.ok(isCardNumber(4242424242424242));
     assert.equal(isCardNumber(4242424242424241), false);

@@ -29,6 +29,7 @@
  * values of a first pass so that an echo before its source is found too.
  */
 import type { WireClient, WireEvent } from '../wire/wire.ts';
+import { stringifyJson } from '../../protocol/json-text.ts';
 import { isSecretKey } from './keys.ts';
 import { findCardNumbers, isCardNumber } from './luhn.ts';
 import { formatPointer, parsePointer, valueAt, withValueAt } from './pointer.ts';
@@ -324,13 +325,31 @@ export class Redactor {
       }
     } else if (typeof v === 'number') {
       if (!this.off.has('card') && isCardNumber(v)) add(segs, 'card', REDACTED_NUMBER);
-    } else if (depth > MAX_DEPTH) add(segs, 'key', REDACTED);
+    } else if (depth > MAX_DEPTH) this.scanDeep(v, segs, add);
     else if (Array.isArray(v)) v.forEach((x, i) => this.scan(x, [...segs, String(i)], add, depth + 1));
     else if (isObj(v))
       for (const k of Object.keys(v)) {
         if (!this.off.has('key') && isSecretKey(k)) this.leaves(v[k], [...segs, k], 'key', add, depth + 1);
         else this.scan(v[k], [...segs, k], add, depth + 1);
       }
+  }
+
+  /**
+   * A value nested deeper than the walk goes (a page can send 100,000 levels):
+   * read as its JSON text, and replaced whole only when that text shows a card
+   * number or a member named like a secret; otherwise left as sent.
+   */
+  private scanDeep(v: unknown, segs: string[], add: (segs: string[], rule: RedactionRule, value: unknown) => void): void {
+    let text: string | undefined;
+    try {
+      text = stringifyJson(v);
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) return;
+    if (!this.off.has('card') && findCardNumbers(text).length) return add(segs, 'card', REDACTED);
+    if (this.off.has('key')) return;
+    for (const m of text.matchAll(/"((?:[^"\\]|\\.){1,64})":/g)) if (isSecretKey(m[1]!)) return add(segs, 'key', REDACTED);
   }
 
   /** Strings anywhere in the payload holding a secret seen before (not at places already claimed). */

@@ -6,6 +6,7 @@
  */
 import type { Finding } from '../model/model-types.ts';
 import type { WireClient, WireEvent } from '../wire/wire.ts';
+import { exportSession, type SessionFile } from '../wire/session-file.ts';
 import { carryFindings, type CarriedVerdicts, type RedactionInfo } from './carried.ts';
 import { REDACTED, Redactor, type RedactOptions } from './redactor.ts';
 
@@ -56,4 +57,22 @@ export function mergeInfo(before: RedactionInfo | undefined, now: RedactionInfo)
   const counts = { ...before.counts };
   for (const [k, n] of Object.entries(now.counts)) counts[k as keyof typeof counts] += n;
   return { ...now, redacted, counts, pointers: [...new Set([...before.pointers, ...now.pointers])] };
+}
+
+/**
+ * A session file redacted whole (what the Playwright fixture attaches): its
+ * events and clients redacted, the list, and the verdicts judged before.
+ */
+export function redactSessionFile(file: SessionFile, findings: Iterable<Finding>, opts: RedactOptions = {}): SessionFile {
+  const r = redactRecording(file.clients, file.events, opts);
+  const out = exportSession(r.clients, r.events, new Date(), { redaction: mergeInfo(file.redaction, r.info), verdicts: verdictsFor(file.verdicts ?? findings, r.scrub) });
+  if (file.exportedAt) out.exportedAt = file.exportedAt;
+  return out;
+}
+
+/** A session file exported unredacted on purpose: it says so (`redaction.unredacted`). */
+export function unredactedSessionFile(file: SessionFile): SessionFile {
+  const out = exportSession(file.clients, file.events, new Date(), { redaction: { marker: REDACTED, redacted: [], counts: { pointer: 0, schema: 0, key: 0, card: 0, echo: 0 }, pointers: [], unredacted: true }, ...(file.verdicts ? { verdicts: file.verdicts } : {}) });
+  if (file.exportedAt) out.exportedAt = file.exportedAt;
+  return out;
 }
