@@ -175,6 +175,20 @@ if (!merge) {
   );
 }
 
+// ── the state as of an event ─────────────────────────────────────────────────
+say('## The state as of an event', '', '`bench/as-of.ts` → `bench/as-of-results.json` (src/session/model/as-of.ts: a checkpoint every `every` events, then a bounded replay).');
+const asOf = load('as-of-results.json');
+if (!asOf) {
+  say('');
+  missing('as-of-results.json');
+} else {
+  say(
+    '',
+    `Run ${when(asOf)}, ${num(asOf.events, 0)} events, a checkpoint every ${num(asOf.every, 0)}: checkpoints built in ${ms(asOf.buildMs)}; the state after an event spread over the list (${num(asOf.stateAtMs?.questions, 0)} questions) p50 ${ms(asOf.stateAtMs?.p50)}, p95 ${ms(asOf.stateAtMs?.p95)}, max ${ms(asOf.stateAtMs?.max)}; an action:request's sight p50 ${ms(asOf.requestSightMs?.p50)}, max ${ms(asOf.requestSightMs?.max)}. For scale, the full session model replayed over the same events: ${secs(asOf.fullModelReplayMs)}.`,
+    '',
+  );
+}
+
 // ── the linter ───────────────────────────────────────────────────────────────
 say('## `oui-devtools lint`', '', '`bench/lint.ts` → `bench/lint-results.json`. Wall clock of the built CLI in a child process, Node start-up included, best of 3.');
 const lint = load('lint-results.json');
