@@ -232,13 +232,13 @@ describe('the panel by keyboard', () => {
     const keys = new KeyCounter(panel);
     // The sequence, as a user would type it:
     await keys.press('ControlOrMeta+f'); //  1. Ctrl+F: the Timeline's filter
-    await keys.press('Tab', 4); //            2–5. Type, Surface, Action, Status
+    await keys.press('Tab', 2); //            2–3. Type, Status (surface and action are terms of the filter box now)
     assert.equal(await focusedLabel(), 'Status');
-    await keys.press('f'); //                 6. Status = failed (a closed select's type-ahead)
+    await keys.press('f'); //                 4. Status = failed (a closed select's type-ahead)
     assert.equal(await panel.getByLabel('Status', { exact: true }).inputValue(), 'failed');
-    await keys.press('Escape'); //            7. from the filter bar to the list
+    await keys.press('Escape'); //            5. from the filter bar to the list
     assert.ok((await listState()).focused);
-    await keys.press('End'); //               8. the newest failure, selected; its detail opens on its error
+    await keys.press('End'); //               6. the newest failure, selected; its detail opens on its error
     const detail = panel.getByTestId('event-detail');
     await detail.waitFor();
     await until(async () => {
