@@ -5,8 +5,9 @@
  *   the `checkout` surface is not mounted: README of the demo, route
  *   /checkout only), the refused order's request is selected in the
  *   Timeline: Surfaces shows `checkout` mounted, the banner says "As of
- *   event #N", the request's sight is shown; Live (and Escape) return to now,
- *   where `checkout` is not mounted.
+ *   event #N", the request's sight is shown; Approvals shows that order
+ *   pending (its refusal came after), Hashes fewer results; Live (and
+ *   Escape) return to now, where `checkout` is not mounted.
  * - The demo recorded twice, once with a change (`?broken=surface-id`: the
  *   notifications client registers its surface under its display name,
  *   `Notifications`, the demo's README says), each exported from the panel;
@@ -45,6 +46,14 @@ async function exportSession(panel: Page, path: string): Promise<void> {
   await (await download).saveAs(path);
 }
 
+/** How many approvals the Approvals view shows per outcome. */
+async function outcomes(panel: Page): Promise<Record<string, number>> {
+  const list = await panel.locator('table.approvals tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-outcome') ?? ''));
+  const out: Record<string, number> = { pending: 0, ran: 0, refused: 0, failed: 0 };
+  for (const o of list) out[o] = (out[o] ?? 0) + 1;
+  return out;
+}
+
 async function shoot(panel: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await panel.screenshot({ path: join(SHOTS, `${name}.png`) });
@@ -67,6 +76,13 @@ describe('compare and as of, on the demo', () => {
 
   test('select an old event: Surfaces shows the state then (checkout mounted), Live and Escape return to now', async () => {
     const { panel } = d;
+    // Now: the refused order's approval is decided, and every result's hash is listed.
+    await panel.click('#tab-approvals');
+    await panel.locator('table.approvals tr[data-outcome=refused]').first().waitFor();
+    const liveOutcomes = await outcomes(panel);
+    await panel.click('#tab-hashes');
+    await panel.locator('table.hashes tbody tr').first().waitFor();
+    const liveHashes = await panel.locator('table.hashes tbody tr').count();
     // Now (back on /): checkout is not mounted.
     await panel.click('#tab-surfaces');
     await panel.locator('article.surface[data-surface=cart]').first().waitFor();
@@ -91,6 +107,18 @@ describe('compare and as of, on the demo', () => {
     await panel.getByTestId('as-of-diff').locator('summary').click();
     assert.match(await panel.getByTestId('as-of-diff').innerText(), /removed surface checkout/);
     await shoot(panel, 'as-of');
+
+    // Approvals then: the order just sent has no answer yet (pending), not refused; Hashes then: the results after it are not there yet.
+    await panel.click('#tab-approvals');
+    await panel.getByTestId('as-of-banner').waitFor();
+    const thenOutcomes = await outcomes(panel);
+    assert.equal(thenOutcomes.refused, liveOutcomes.refused - 1, JSON.stringify({ thenOutcomes, liveOutcomes }));
+    assert.equal(thenOutcomes.pending, liveOutcomes.pending + 1, JSON.stringify({ thenOutcomes, liveOutcomes }));
+    await panel.click('#tab-hashes');
+    await panel.getByTestId('as-of-banner').waitFor();
+    const thenHashes = await panel.locator('table.hashes tbody tr').count();
+    assert.ok(thenHashes > 0 && thenHashes < liveHashes, `${thenHashes} hashes then, ${liveHashes} now`);
+    await panel.click('#tab-surfaces');
 
     await panel.getByTestId('as-of-live').click();
     await banner.waitFor({ state: 'detached' });
