@@ -25,6 +25,7 @@ import { isTimerValue, resolveTimers, TIMER_KEYS, type Timers } from '../src/ses
 import type { Party, RequestState, Severity } from '../src/session/model/model-types.ts';
 import { exportSession, importOutcome, sessionFileText } from '../src/session/wire/session-file.ts';
 import { RedactionSettings } from './redaction.ts';
+import { withinWindow, type TimeWindow } from './sequence-window.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { PROTOCOL } from '../src/messages.ts';
 import { isWorkerHook } from '../src/capture/captured-items.ts';
@@ -41,7 +42,7 @@ import { EventRows, Exchanges, type Rows } from './exchanges.ts';
 import { composed, freshComposer, type ComposerState } from './composer.ts';
 import { clock, typeLabel, type Category } from './display-text.ts';
 
-export type View = 'timeline' | 'compare' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'runtime' | 'scenarios' | 'coverage';
+export type View = 'timeline' | 'sequence' | 'compare' | 'surfaces' | 'hashes' | 'observations' | 'acks' | 'approvals' | 'findings' | 'inject' | 'faults' | 'runtime' | 'scenarios' | 'coverage';
 export type DetailTab = 'payload' | 'raw' | 'exchange';
 /** The Timeline's rows: one per exchange (a request with its receipt, results and acks), or one per event. */
 export type RowsMode = 'exchanges' | 'events';
@@ -74,6 +75,8 @@ function viewState() {
       note: signal<string | null>(null),
       /** A row to focus once it is rendered: an event opened from a link. */
       focus: signal<{ id: string; seq: number } | null>(null),
+      /** A time range brushed in the Sequence view: only events within it are listed. */
+      window: signal<TimeWindow | null>(null),
     },
     /** The event detail's tab, and for which event: a newly selected event opens on its payload. */
     detailTab: signal<{ eventId: string; tab: DetailTab } | null>(null),
@@ -217,13 +220,15 @@ export class PanelStore {
       const end = paused === null ? events.length : Math.min(paused, events.length);
       const criteria = { client: this.selectedClient.value, category: t.category.value, status: t.status.value, text: t.text.value };
       const source = { events, end, evicted: recorder.evicted };
-      const matches = this.filter.update(source, criteria, model);
+      const filtered = this.filter.update(source, criteria, model);
+      const range = t.window.value;
+      const matches = range ? withinWindow(filtered, source, range) : filtered;
       const rows = t.rows.value === 'exchanges' ? this.exchanges.fold(source, matches, t.expanded.value) : new EventRows(matches);
       return { matches, rows, end, mode: this.filter.mode, testedLast: this.filter.testedLast, testedTotal: this.filter.testedTotal };
     });
     this.filtersActive = computed(() => {
       const t = this.ui.timeline;
-      return !!(this.selectedClient.value || t.category.value || t.status.value || t.text.value);
+      return !!(this.selectedClient.value || t.category.value || t.status.value || t.text.value || t.window.value);
     });
   }
 
@@ -290,6 +295,7 @@ export class PanelStore {
       t.category.value = '';
       t.status.value = '';
       t.text.value = '';
+      t.window.value = null;
       this.selectedClient.value = '';
       t.note.value = null;
     });

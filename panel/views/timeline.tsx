@@ -31,6 +31,7 @@ import { StoreContext, useStore } from '../store-context.ts';
 import type { PanelStore, RowsMode, Session } from '../store.ts';
 import { EventDetail } from './event-detail.tsx';
 import { frameOf } from './clients.tsx';
+import { TimeWindowChip } from './sequence.tsx';
 
 const CATEGORIES: Category[] = ['requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'];
 const STATUSES = ['pending', 'running', 'succeeded', 'failed', 'timed-out'];
@@ -323,6 +324,7 @@ export function Timeline() {
             one client
           </span>
         )}
+        <TimeWindowChip />
         <SavedFilterControls store={store} text={text} onChange={setter(store, text)} origin={pageOrigin(store)} />
         <button class="clear-filters" disabled={!store.filtersActive.value} title="Reset every filter: type, status, the query and client" onClick={() => store.clearFilters()}>
           Clear filters
