@@ -80,7 +80,10 @@ function Preview({ store, har }: { store: PanelStore; har: boolean }) {
       </h2>
       <p data-testid="redact-summary">
         {info.redacted.length === 0 ? 'Nothing to redact' : `${info.redacted.length} ${info.redacted.length === 1 ? 'value' : 'values'} will be replaced by ${info.marker}`} in {events} events
-        {har ? '' : `; the file carries the ${store.model.findings.length} findings judged before redaction`}.
+        {har
+          ? '; a HAR carries the list of what was replaced, not the findings (export the session for a file that lints to the same findings)'
+          : `; the file carries the ${store.model.findings.length} ${store.model.findings.length === 1 ? 'finding' : 'findings'} judged before redaction`}
+        .
       </p>
       <table class="redact-counts" data-testid="redact-counts">
         <thead>

@@ -70,7 +70,9 @@ function page(): string {
 }
 
 async function download(panel: Page, button: string, to: string): Promise<string> {
-  const [d] = await Promise.all([panel.waitForEvent('download'), panel.getByRole('button', { name: button, exact: true }).click()]);
+  // Export and HAR open the redaction preview first (docs/redaction.md): its Export redacted downloads.
+  await panel.getByRole('button', { name: button, exact: true }).click();
+  const [d] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('export-redacted').click()]);
   await d.saveAs(to);
   return readFileSync(to, 'utf8');
 }

@@ -148,7 +148,9 @@ const HOST = `<!doctype html><title>host</title><body><script>
 
 /** The panel's session as its Export writes it. */
 async function exported(panel: Page): Promise<SessionFile> {
-  const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByRole('button', { name: 'Export', exact: true }).click()]);
+  // Export opens the redaction preview first (docs/redaction.md): its Export redacted downloads.
+  await panel.getByRole('button', { name: 'Export', exact: true }).click();
+  const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('export-redacted').click()]);
   return JSON.parse(readFileSync((await download.path())!, 'utf8')) as SessionFile;
 }
 

@@ -227,6 +227,8 @@ describe("the usability review's tasks, counted", () => {
     const total = (await panel.getByTestId('event-count').innerText()).split('/')[1]!.trim();
     const downloaded = panel.waitForEvent('download');
     await actions.click(panel.getByRole('button', { name: 'Export', exact: true }), 'Export');
+    // The redaction preview (docs/redaction.md): one more click.
+    await actions.click(panel.getByTestId('export-redacted'), 'Export redacted');
     const path = await (await downloaded).path();
     const file = JSON.parse(readFileSync(path, 'utf8')) as { events: unknown[] };
     assert.equal(String(file.events.length), total.split(' ')[0], 'the file holds every event of the session');

@@ -209,7 +209,9 @@ describe('panel views on the demo app', () => {
   test('a session exported to a file opens offline in a panel with no tab', async () => {
     await view('timeline');
     const total = (await panel.getByTestId('event-count').innerText()).split('/')[1]!.trim();
-    const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByRole('button', { name: 'Export', exact: true }).click()]);
+    // Export opens the redaction preview first (docs/redaction.md): its Export redacted downloads.
+    await panel.getByRole('button', { name: 'Export', exact: true }).click();
+    const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('export-redacted').click()]);
     const path = await download.path();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     assert.equal(file.format, 'oui-devtools-session');

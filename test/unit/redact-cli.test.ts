@@ -87,6 +87,13 @@ describe('oui-devtools redact', () => {
     const before = findings(input);
     assert.ok(before.length >= 2);
     assert.deepEqual(findings(join(dir, 'out.har')), before);
+    // Without the verdicts (a HAR redacted by the panel's HAR export): nothing judged on a marker is reported; a note says how much was left out.
+    const bare = JSON.parse(out);
+    delete bare.log._ouiVerdicts;
+    writeFileSync(join(dir, 'bare.har'), JSON.stringify(bare));
+    const found = findings(join(dir, 'bare.har'));
+    assert.ok(found.every((f) => before.includes(f)), `only findings of the original: ${found.join('; ')}`);
+    assert.match(run(['lint', '--fail-on', 'never', 'bare.har']).stdout, /carries no verdicts judged before redaction: \d+ findings? on redacted events or on hashes of their values left out/);
   });
 
   it('lint’s own output quotes no secret of an unredacted file (session or HAR)', () => {
