@@ -112,8 +112,8 @@ describe('compare and as of, on the demo', () => {
     await panel.click('#tab-approvals');
     await panel.getByTestId('as-of-banner').waitFor();
     const thenOutcomes = await outcomes(panel);
-    assert.equal(thenOutcomes.refused, liveOutcomes.refused - 1, JSON.stringify({ thenOutcomes, liveOutcomes }));
-    assert.equal(thenOutcomes.pending, liveOutcomes.pending + 1, JSON.stringify({ thenOutcomes, liveOutcomes }));
+    assert.equal(thenOutcomes.refused, liveOutcomes.refused! - 1, JSON.stringify({ thenOutcomes, liveOutcomes }));
+    assert.equal(thenOutcomes.pending, liveOutcomes.pending! + 1, JSON.stringify({ thenOutcomes, liveOutcomes }));
     await panel.click('#tab-hashes');
     await panel.getByTestId('as-of-banner').waitFor();
     const thenHashes = await panel.locator('table.hashes tbody tr').count();
