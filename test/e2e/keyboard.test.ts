@@ -365,7 +365,7 @@ describe('the panel by keyboard in real DevTools', () => {
     await panel.getByRole('tab', { name: 'Surfaces' }).click();
     await panel.locator('[role=tab][aria-selected=true]', { hasText: 'Surfaces' }).waitFor();
     await devtools.keyboard.press('ControlOrMeta+f');
-    await until(async () => (await where()).inner === 'input Free-text filter', 'the filter focused in the panel', SLOW_MS, 20).catch(async (e) => {
+    await until(async () => (await where()).inner === 'combobox Free-text filter', 'the filter focused in the panel', SLOW_MS, 20).catch(async (e) => {
       throw new Error(`${(e as Error).message}: focus ${JSON.stringify(await where())}`);
     });
     assert.equal((await where()).outer, 'IFRAME', "focus stays in the panel's frame: DevTools' own search did not take Ctrl+F");
@@ -388,7 +388,7 @@ describe('the panel by keyboard in real DevTools', () => {
     assert.equal(await panel.getByLabel('Free-text filter').inputValue(), 'mug', 'Escape kept the filter');
     // Ctrl+F again, now from the list.
     await devtools.keyboard.press('ControlOrMeta+f');
-    await until(async () => (await where()).inner === 'input Free-text filter', 'the filter focused again', SLOW_MS, 20).catch(async (e) => {
+    await until(async () => (await where()).inner === 'combobox Free-text filter', 'the filter focused again', SLOW_MS, 20).catch(async (e) => {
       throw new Error(`${(e as Error).message}: focus ${JSON.stringify(await where())}`);
     });
     // Escape again, then a key DevTools only sees if the panel let it through: the panel's focus has stayed put all along.
