@@ -9,7 +9,9 @@ import { signal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { compareSessions, type CompareSide, type LatencyStats } from '../../src/session/compare/compare.ts';
-import { sideOfModel, sideOfRecording } from '../../src/session/compare/side.ts';
+import { sideOfRecording } from '../../src/session/compare/side.ts';
+import { SessionDigest } from '../../src/session/compare/digest.ts';
+import type { WireEvent } from '../../src/session/wire/wire.ts';
 import { readDroppedFile } from '../har-import.ts';
 import type { PanelStore } from '../store.ts';
 import { useModel } from '../store-context.ts';
@@ -23,6 +25,19 @@ interface FileSide {
 const before = signal<FileSide | null>(null);
 const after = signal<FileSide | null>(null);
 const problem = signal<string | null>(null);
+
+/** The session on screen's digest, fed only what was appended since the last frame; made afresh for another list, or one cleared or cut at its front. */
+const onScreen = { events: null as readonly WireEvent[] | null, first: '', n: 0, digest: new SessionDigest() };
+function screenDigest(events: readonly WireEvent[]): SessionDigest {
+  if (onScreen.events !== events || events.length < onScreen.n || (events.length > 0 && events[0]!.id !== onScreen.first)) {
+    onScreen.events = events;
+    onScreen.first = events[0]?.id ?? '';
+    onScreen.n = 0;
+    onScreen.digest = new SessionDigest();
+  }
+  for (; onScreen.n < events.length; onScreen.n++) onScreen.digest.apply(events[onScreen.n]!);
+  return onScreen.digest;
+}
 
 async function readSide(store: PanelStore, file: File): Promise<FileSide | null> {
   let text: string;
@@ -186,11 +201,12 @@ function FilePick({ label, testid, onFile }: { label: string; testid: string; on
 export function Compare() {
   const store = useModel();
   const { model, recorder, source } = store;
-  // The session on screen, as one side: its digest is made again when the session is published.
-  const current = useMemo(() => sideOfModel(model, recorder.events), [model, recorder, store.session.value]);
+  // The session on screen, as one side, again each time the session is published (its digest only takes in what is new).
+  const session = store.session.value;
+  const current = useMemo<CompareSide>(() => ({ clients: model.clients, findings: model.findings, digest: screenDigest(recorder.events) }), [session]);
   const a = before.value;
   const b = after.value;
-  const onScreen = source.value === 'live' ? 'the live session' : 'the imported session';
+  const screenName = source.value === 'live' ? 'the live session' : 'the imported session';
   return (
     <div class="view compare" data-testid="compare-view">
       <div class="filterbar">
@@ -198,7 +214,7 @@ export function Compare() {
         <FilePick label={b ? `After: ${b.name}…` : 'Second file (instead of the session on screen)…'} testid="compare-after" onFile={async (f) => (after.value = (await readSide(store, f)) ?? after.peek())} />
         {b && (
           <button class="link" data-testid="compare-use-live" onClick={() => (after.value = null)}>
-            Use {onScreen} as after
+            Use {screenName} as after
           </button>
         )}
         {a && (
@@ -212,8 +228,8 @@ export function Compare() {
           {problem.value}
         </p>
       )}
-      {!a && <p class="empty">Pick a session file or HAR (an earlier build's recording, say): it is compared, as before, with {onScreen} as after, or with a second file.</p>}
-      {a && <Result a={a.side} b={b ? b.side : current} names={[a.name, b ? b.name : onScreen]} />}
+      {!a && <p class="empty">Pick a session file or HAR (an earlier build's recording, say): it is compared, as before, with {screenName} as after, or with a second file.</p>}
+      {a && <Result a={a.side} b={b ? b.side : current} names={[a.name, b ? b.name : screenName]} />}
     </div>
   );
 }
