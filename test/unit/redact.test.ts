@@ -153,3 +153,18 @@ describe('reconcile', () => {
     assert.equal(r.restored, 1);
   });
 });
+
+describe('a payload nested 100,000 levels deep', () => {
+  it('is redacted without overflowing the stack: kept whole when it holds no secret, replaced when it shows a card number', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    let deepCard: unknown = 'card 4242 4242 4242 4242';
+    for (let i = 0; i < 100_000; i++) deepCard = [deepCard];
+    const ev = (id: string, params: unknown): WireEvent => ({ id, client: 'c', t: 0, dir: 'in', kind: 'event', type: 'action:request', payload: { requestId: id, surfaceId: 's', actionId: 'a', params, timestamp: 0 }, size: 0 });
+    const events = [ev('e1', { tree: deep }), ev('e2', { tree: deepCard })];
+    const r = redactRecording([{ key: 'c', kind: 'websocket', label: 'l', origin: '', frameUrl: '', frameId: 0 }], events);
+    assert.equal(r.events[0], events[0], 'nothing to replace: the same event');
+    assert.ok(r.info.redacted.some((x) => x.event === 'e2' && x.rule === 'card'));
+    assert.equal(sessionFileText(exportSession(r.clients, r.events)).includes('4242 4242'), false);
+  });
+});
