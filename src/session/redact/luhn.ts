@@ -36,6 +36,13 @@ export interface CardMatch {
 /** Where card numbers are in a text (digits that pass the Luhn check and are not all one digit). */
 export function findCardNumbers(text: string): CardMatch[] {
   if (text.length < 13) return [];
+  // Most texts hold fewer than 13 digits: counted before the expression runs.
+  let digits = 0;
+  for (let i = 0; i < text.length && digits < 13; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+  }
+  if (digits < 13) return [];
   const out: CardMatch[] = [];
   CANDIDATE.lastIndex = 0;
   for (let m = CANDIDATE.exec(text); m; m = CANDIDATE.exec(text)) {

@@ -212,13 +212,13 @@ export class Redactor {
         for (const p of this.pointers) {
           if (p.origin !== undefined && client?.origin !== p.origin) continue;
           const v = valueAt(payload, p.segs);
-          if (v !== undefined) this.leaves(v, p.segs, 'pointer', add);
+          if (v !== undefined) this.leaves(v, p.segs.slice(), 'pointer', add);
         }
       const places = this.valuePlaces(ev, payload);
       if (!this.off.has('schema'))
         for (const { segs, value, schema } of places)
           for (const path of schema) for (const at of expandPath(value, path)) this.leaves(valueAt(value, at), [...segs, ...at], 'schema', add);
-      for (const { segs, value } of places) this.scan(value, segs, add, 0);
+      for (const { segs, value } of places) this.scan(value, segs.slice(), add, 0);
     }
 
     // Secrets of this event are known now: its other strings and its raw text are looked through for them.
@@ -306,32 +306,56 @@ export class Redactor {
     return out;
   }
 
-  /** Every string and number at or under `v` (or `v` itself), replaced whole. */
-  private leaves(v: unknown, segs: string[], rule: RedactionRule, add: (segs: string[], rule: RedactionRule, value: unknown) => void, depth = 0): void {
+  /**
+   * Every string and number at or under `v` (or `v` itself), replaced whole.
+   * `path` is the place of `v`, a stack the walks push to and pop from (a
+   * copy is made only for a hit: most values hold none).
+   */
+  private leaves(v: unknown, path: string[], rule: RedactionRule, add: (segs: string[], rule: RedactionRule, value: unknown) => void, depth = 0): void {
     if (typeof v === 'string') {
-      if (v !== REDACTED) add(segs, rule, REDACTED);
-    } else if (typeof v === 'number') add(segs, rule, REDACTED_NUMBER);
-    else if (depth > MAX_DEPTH) add(segs, rule, REDACTED);
-    else if (Array.isArray(v)) v.forEach((x, i) => this.leaves(x, [...segs, String(i)], rule, add, depth + 1));
-    else if (isObj(v)) for (const k of Object.keys(v)) this.leaves(v[k], [...segs, k], rule, add, depth + 1);
-  }
-
-  /** The key and card rules through a carried value. */
-  private scan(v: unknown, segs: string[], add: (segs: string[], rule: RedactionRule, value: unknown) => void, depth: number): void {
-    if (typeof v === 'string') {
-      if (!this.off.has('card')) {
-        const cards = findCardNumbers(v);
-        if (cards.length) add(segs, 'card', replaceRanges(v, cards));
+      if (v !== REDACTED) add(path.slice(), rule, REDACTED);
+    } else if (typeof v === 'number') add(path.slice(), rule, REDACTED_NUMBER);
+    else if (depth > MAX_DEPTH) add(path.slice(), rule, REDACTED);
+    else if (Array.isArray(v))
+      for (let i = 0; i < v.length; i++) {
+        path.push(String(i));
+        this.leaves(v[i], path, rule, add, depth + 1);
+        path.pop();
       }
-    } else if (typeof v === 'number') {
-      if (!this.off.has('card') && isCardNumber(v)) add(segs, 'card', REDACTED_NUMBER);
-    } else if (depth > MAX_DEPTH) this.scanDeep(v, segs, add);
-    else if (Array.isArray(v)) v.forEach((x, i) => this.scan(x, [...segs, String(i)], add, depth + 1));
     else if (isObj(v))
       for (const k of Object.keys(v)) {
-        if (!this.off.has('key') && isSecretKey(k)) this.leaves(v[k], [...segs, k], 'key', add, depth + 1);
-        else this.scan(v[k], [...segs, k], add, depth + 1);
+        path.push(k);
+        this.leaves(v[k], path, rule, add, depth + 1);
+        path.pop();
       }
+  }
+
+  /** The key and card rules through a carried value (`path` as for `leaves`). */
+  private scan(v: unknown, path: string[], add: (segs: string[], rule: RedactionRule, value: unknown) => void, depth: number): void {
+    if (typeof v === 'string') {
+      if (v.length >= 13 && !this.off.has('card')) {
+        const cards = findCardNumbers(v);
+        if (cards.length) add(path.slice(), 'card', replaceRanges(v, cards));
+      }
+    } else if (typeof v === 'number') {
+      if (v >= 1e12 && !this.off.has('card') && isCardNumber(v)) add(path.slice(), 'card', REDACTED_NUMBER);
+    } else if (v === null || typeof v !== 'object') return;
+    else if (depth > MAX_DEPTH) this.scanDeep(v, path.slice(), add);
+    else if (Array.isArray(v))
+      for (let i = 0; i < v.length; i++) {
+        path.push(String(i));
+        this.scan(v[i], path, add, depth + 1);
+        path.pop();
+      }
+    else {
+      const keyRule = !this.off.has('key');
+      for (const k of Object.keys(v)) {
+        path.push(k);
+        if (keyRule && secretKeyCached(k)) this.leaves((v as Obj)[k], path, 'key', add, depth + 1);
+        else this.scan((v as Obj)[k], path, add, depth + 1);
+        path.pop();
+      }
+    }
   }
 
   /**
@@ -356,15 +380,26 @@ export class Redactor {
   private echoes(payload: unknown, claimed: Set<string>): Hit[] {
     if (this.off.has('echo') || !this.secrets.size) return [];
     const hits: Hit[] = [];
-    const walk = (v: unknown, segs: string[], depth: number) => {
+    const path: string[] = [];
+    const walk = (v: unknown, depth: number) => {
       if (typeof v === 'string') {
-        if (v.length < MIN_ECHO || claimed.has(segs.join('\u0000'))) return;
+        if (v.length < MIN_ECHO || claimed.has(path.join('\u0000'))) return;
         const s = this.scrubSecrets(v);
-        if (s !== v) hits.push({ segs, rule: 'echo', value: s });
-      } else if (depth <= MAX_DEPTH && Array.isArray(v)) v.forEach((x, i) => walk(x, [...segs, String(i)], depth + 1));
-      else if (depth <= MAX_DEPTH && isObj(v)) for (const k of Object.keys(v)) walk(v[k], [...segs, k], depth + 1);
+        if (s !== v) hits.push({ segs: path.slice(), rule: 'echo', value: s });
+      } else if (depth <= MAX_DEPTH && Array.isArray(v))
+        for (let i = 0; i < v.length; i++) {
+          path.push(String(i));
+          walk(v[i], depth + 1);
+          path.pop();
+        }
+      else if (depth <= MAX_DEPTH && isObj(v))
+        for (const k of Object.keys(v)) {
+          path.push(k);
+          walk(v[k], depth + 1);
+          path.pop();
+        }
     };
-    walk(payload, [], 0);
+    walk(payload, 0);
     return hits;
   }
 
@@ -390,6 +425,18 @@ export class Redactor {
     }
     return out;
   }
+}
+
+/** isSecretKey, remembered: a recording repeats the same member names. */
+const keyVerdicts = new Map<string, boolean>();
+function secretKeyCached(k: string): boolean {
+  let v = keyVerdicts.get(k);
+  if (v === undefined) {
+    v = isSecretKey(k);
+    if (keyVerdicts.size > 10_000) keyVerdicts.clear();
+    keyVerdicts.set(k, v);
+  }
+  return v;
 }
 
 function replaceRanges(text: string, ranges: Array<{ start: number; end: number }>): string {
