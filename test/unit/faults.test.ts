@@ -115,3 +115,25 @@ test('the hook decodes OUI events of Socket.IO and plain JSON frames, and passes
   assert.equal(decodeFrame('{"type":"hello"}', false), undefined);
   assert.equal(decodeFrame('42["action:request",{}]', false), undefined);
 });
+
+test('the background sends hook:faults to every frame of its tab, hands it to documents that load later, and clears it in the page with the last panel', async () => {
+  const { createRouter } = await import('../../src/background/router.ts');
+  const { FakePort } = await import('../support/fake-port.ts');
+  const { PROTOCOL } = await import('../../src/messages.ts');
+  const ORIGIN = 'chrome-extension://abcdefghijklmnop';
+  const calls: Array<{ tabId: number; message: unknown; frameId: number | undefined }> = [];
+  const router = createRouter({ extensionOrigin: ORIGIN, sendToTab: async (tabId, message, frameId) => (calls.push({ tabId, message, frameId }), true) });
+  const panel = new FakePort('panel', { url: `${ORIGIN}/panel.html`, id: 'abcdefghijklmnop' });
+  router.connect(panel);
+  panel.send({ type: 'panel:hello', v: PROTOCOL, tabId: 3 });
+  const faults = { type: 'hook:faults', rules: [{ id: 'r1', match: { type: 'action:request' }, fault: { kind: 'drop' } }], seed: 9, id: 'faults:1' };
+  panel.send(faults);
+  assert.deepEqual(calls, [{ tabId: 3, message: faults, frameId: undefined }], 'to every frame (no frame id)');
+  // A document loading in that tab later is welcomed with the rules, another tab's is not.
+  assert.deepEqual(router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 3 }, frameId: 2 })?.faults, faults);
+  assert.equal(router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 4 }, frameId: 0 })?.faults, undefined);
+  calls.length = 0;
+  panel.close();
+  assert.ok(calls.some((c) => c.tabId === 3 && (c.message as { type: string; rules?: unknown[] }).type === 'hook:faults' && (c.message as { rules: unknown[] }).rules.length === 0), 'rules off in the page once no panel shows them');
+  assert.equal(router.hello({ type: 'bridge:hello', v: PROTOCOL }, { tab: { id: 3 }, frameId: 0 })?.faults, undefined);
+});
