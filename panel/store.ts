@@ -118,8 +118,11 @@ export class PanelStore {
   readonly selectedEvent = signal<string | null>(null);
   /**
    * The event whose moment Surfaces, Observations, Hashes and Approvals show
-   * (panel/views/as-of.tsx): the selected event, until the user goes back to
-   * live (null). Selecting another event shows its moment.
+   * (panel/views/as-of.tsx), or null for now. Turned on from the event
+   * detail (**As of this event**); while on, selecting another event moves
+   * the moment there; **Live** turns it off. Not on every selection: a view
+   * that silently showed the past after a click in the Timeline would read
+   * as the present.
    */
   readonly asOf = signal<string | null>(null);
   /** Checkpoints of the state over the recorder's list, for `asOf`. */
@@ -208,7 +211,9 @@ export class PanelStore {
     this.scenarios = new ScenarioBook(env.saved, this.standIn);
     this.redaction = new RedactionSettings(env.saved);
     this.site = new CaptureSite(env.sites);
-    this.selectedEvent.subscribe((id) => (this.asOf.value = id));
+    this.selectedEvent.subscribe((id) => {
+      if (id !== null && this.asOf.peek() !== null) this.asOf.value = id;
+    });
     const recorder = this.liveRecorder();
     const feed = this.newFeed(recorder);
     this.session = signal({ recorder, feed, model: feed.model });

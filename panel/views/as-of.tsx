@@ -8,7 +8,6 @@
  * client states with what the moment changes (mounted surfaces, observation
  * values and history, hash and approval records up to the event) replaced.
  */
-import { batch } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { ApprovalCheck, ClientState, ObservationState, SurfaceState } from '../../src/session/model/model-types.ts';
 import { diffStates, requestSight, type StateAt } from '../../src/session/model/as-of.ts';
@@ -115,12 +114,29 @@ export function useAsOfClients(): ClientState[] {
   return at ? shown.map((c) => clientThen(c, at)) : shown;
 }
 
-/** Back to now: the moment was the selected event's, so the selection goes too (selecting it again shows the moment again). */
+/** Back to now; the selection stays (its detail stays open in the Timeline). */
 function goLive(store: PanelStore): void {
-  batch(() => {
-    store.asOf.value = null;
-    store.selectedEvent.value = null;
-  });
+  store.asOf.value = null;
+}
+
+/** In the event detail: show the four views as of this event (while on, selecting another event moves the moment). */
+export function AsOfButton({ ev }: { ev: WireEvent }) {
+  const store = useModel();
+  const on = store.asOf.value === ev.id;
+  return (
+    <button
+      class="as-of-here"
+      data-testid="as-of-here"
+      aria-pressed={on}
+      title="Show Surfaces, Observations, Hashes and Approvals as they were right after this event"
+      onClick={() => {
+        store.asOf.value = on ? null : ev.id;
+        if (!on) store.view.value = 'surfaces';
+      }}
+    >
+      {on ? 'Showing state as of this event' : 'State as of this event'}
+    </button>
+  );
 }
 
 /** Escape in a view showing a moment goes back to live. */

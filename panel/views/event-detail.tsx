@@ -14,6 +14,7 @@ import type { DetailTab } from '../store.ts';
 import { answerOf, failureText, requestSummary } from '../event-request.ts';
 import { FindingLine } from './findings.tsx';
 import { Replay } from './replay.tsx';
+import { AsOfButton } from './as-of.tsx';
 
 /** A link to an event: opens it in the Timeline, selected, in view and focused (panel/store.ts `openEvent`), from any view. */
 export function EventLink({ id, label }: { id: string; label?: string }) {
@@ -96,6 +97,7 @@ export function EventDetail({ ev }: { ev: WireEvent }) {
           {ev.dir === 'out' ? 'from' : 'to'} {client?.kind} {client?.label} · {clock(ev.t)} · {bytes(ev.size)}{ev.via ? ` · over ${ev.via}` : ''}
         </span>
         <CopyButton value={ev.payload} />
+        <AsOfButton ev={ev} />
         <button class="icon" aria-label="Close detail" onClick={() => (selectedEvent.value = null)}>
           ✕
         </button>

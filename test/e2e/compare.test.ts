@@ -4,7 +4,8 @@
  * - As of an event: after the runtime's tour (which ends back on /, where
  *   the `checkout` surface is not mounted: README of the demo, route
  *   /checkout only), the refused order's request is selected in the
- *   Timeline: Surfaces shows `checkout` mounted, the banner says "As of
+ *   Timeline and "State as of this event" pressed in its detail (selecting
+ *   alone changes nothing): Surfaces shows `checkout` mounted, the banner says "As of
  *   event #N", the request's sight is shown; Approvals shows that order
  *   pending (its refusal came after), Hashes fewer results; Live (and
  *   Escape) return to now, where `checkout` is not mounted.
@@ -94,7 +95,15 @@ describe('compare and as of, on the demo', () => {
     await order.click();
     const id = await order.getAttribute('data-id');
     assert.ok(id);
+    // Selecting alone changes nothing elsewhere: Surfaces still shows now.
     await panel.click('#tab-surfaces');
+    await panel.locator('article.surface[data-surface=cart]').first().waitFor();
+    assert.equal(await panel.getByTestId('as-of-banner').count(), 0);
+    assert.equal(await panel.locator('article.surface[data-surface=checkout]').count(), 0);
+    // The event detail's "State as of this event": Surfaces as it was then.
+    await panel.click('#tab-timeline');
+    await panel.getByTestId('as-of-here').click();
+    await panel.locator('#tab-surfaces[aria-selected=true]').waitFor();
     const banner = panel.getByTestId('as-of-banner');
     await banner.waitFor();
     assert.match(await banner.innerText(), /As of event #\d+\s+\(action:request at /);
@@ -125,13 +134,22 @@ describe('compare and as of, on the demo', () => {
     assert.equal(await panel.locator('article.surface[data-surface=checkout]').count(), 0);
     await panel.locator('article.surface[data-surface=cart]').first().waitFor();
 
-    // Selecting it again shows the moment again; Escape goes back to live.
+    // On again from the detail; while on, selecting another event moves the moment; Escape goes back to live.
     await panel.click('#tab-timeline');
-    await panel.locator(`.vlist [role=row][data-id="${id}"]`).click();
+    await panel.locator(`.vlist [role=row][data-id="${id}"][aria-selected=true]`).waitFor();
+    await panel.getByTestId('as-of-here').click();
+    await panel.locator('article.surface[data-surface=checkout]').waitFor();
+    const first = await panel.getByTestId('as-of-banner').locator('.as-of-head b').innerText();
+    await panel.click('#tab-timeline');
+    await panel.locator('.vlist [role=row]').last().click();
     await panel.click('#tab-observations');
     await panel.getByTestId('as-of-banner').waitFor();
+    assert.notEqual(await panel.getByTestId('as-of-banner').locator('.as-of-head b').innerText(), first, 'the moment moved with the selection');
     await panel.click('#tab-surfaces');
-    await panel.locator('article.surface[data-surface=checkout]').waitFor();
+    await panel.getByTestId('as-of-banner').waitFor();
+    // The newest event came after the tour went back to /: checkout is not mounted then either.
+    await panel.locator('article.surface[data-surface=cart]').first().waitFor();
+    assert.equal(await panel.locator('article.surface[data-surface=checkout]').count(), 0);
     await panel.locator('[data-testid=surfaces-view]').click({ position: { x: 300, y: 5 } });
     await panel.keyboard.press('Escape');
     await panel.getByTestId('as-of-banner').waitFor({ state: 'detached' });

@@ -292,9 +292,6 @@ describe('replay and inject', () => {
     assert.equal(await page.locator('#orders-count').innerText(), '0', 'no order was placed');
 
     await panel.click('#tab-approvals');
-    // An event selected by an earlier test shows the approvals as of it (panel/views/as-of.tsx): back to now.
-    await panel.getByTestId('approvals-view').waitFor();
-    if (await panel.getByTestId('as-of-banner').count()) await panel.getByTestId('as-of-live').click();
     const rows = panel.locator('table.approvals tbody tr');
     await panel.waitForFunction(() => document.querySelectorAll('table.approvals tbody tr[data-outcome=refused]').length >= 2);
     const text = await rows.allInnerTexts();
