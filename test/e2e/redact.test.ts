@@ -11,12 +11,13 @@
  *     verdicts; `oui-devtools lint` (the real binary) reports the same
  *     findings on it as on the unredacted export, made on purpose and
  *     marked so.
- * The preview's screenshot is docs/redaction.png.
+ * The preview's screenshot goes to test-results/screenshots/redaction.png,
+ * and with UPDATE_SCREENSHOTS=1 to docs/redaction.png (as compare.test.ts).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDemoPanel, tourTraffic, ORDER, type DemoPanel } from '../support/demo-panel.ts';
@@ -86,7 +87,8 @@ describe('redaction in the panel', () => {
     await preview.getByTestId('redact-apply').click();
     await until(async () => Number(await preview.locator('tr[data-rule=pointer] td.num').innerText()) >= 1, 'the pointer counted');
     await preview.locator('details').evaluate((el) => ((el as HTMLDetailsElement).open = true));
-    await preview.screenshot({ path: join(ROOT, 'docs/redaction.png') });
+    await preview.screenshot({ path: join(ROOT, 'test-results/screenshots/redaction.png') });
+    if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(join(ROOT, 'test-results/screenshots/redaction.png'), join(ROOT, 'docs/redaction.png'));
 
     const [download] = await Promise.all([panel.waitForEvent('download'), preview.getByTestId('export-redacted').click()]);
     assert.doesNotMatch(download.suggestedFilename(), /UNREDACTED/);
