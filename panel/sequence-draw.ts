@@ -83,6 +83,12 @@ export function drawSequence(
   const flush = (r: { x0: number; x1: number; y: number; color: string }) => {
     ctx.fillStyle = r.color;
     ctx.fillRect(r.x0, r.y, Math.max(1, r.x1 - r.x0), ROW_H);
+    // In flight: a light fill inside an outline of the span colour, which carries the 3:1 contrast.
+    if (r.color === p.open) {
+      ctx.strokeStyle = p.span;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(r.x0 + 0.5, r.y + 0.5, Math.max(1, r.x1 - r.x0 - 1), ROW_H - 1);
+    }
     fills++;
   };
   const marks: Span[] = [];

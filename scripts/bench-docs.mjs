@@ -189,6 +189,29 @@ if (!asOf) {
   );
 }
 
+// ── the sequence view ────────────────────────────────────────────────────────
+say('## The Sequence view', '', '`bench/sequence.ts` → `bench/sequence-results.json` (src/session/sequence, panel/views/sequence.tsx). The layout in Node; then each zoom, pan and brush step in the built panel in Chromium, from the input to the canvas drawn (the target: ≤ 50 ms a step).');
+const seq = load('sequence-results.json');
+if (!seq) {
+  say('');
+  missing('sequence-results.json');
+} else {
+  const l = seq.layout ?? {};
+  const c = seq.chromium ?? {};
+  say(
+    '',
+    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients${Array.isArray(seq.loadAverage) ? ` (machine load average ${num(seq.loadAverage[0], 1)} on 2 cores)` : ''}. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client) built in ${ms(l.buildMsMedian)}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${ms(l.windowQueryMsP50)}.`,
+    '',
+  );
+  const rows = [];
+  for (const [key, label] of [['zoomKeys', 'zoom, + and - keys'], ['zoomWheel', 'zoom, wheel'], ['pan', 'pan, Shift+arrows'], ['brush', 'brush (drag a range)']]) {
+    const r = c[key];
+    if (r) rows.push([label, num(r.steps, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), num(r.spansDrawnMax, 0)]);
+  }
+  say(table(['Step', 'Steps', 'p50', 'p95', 'Max', 'Spans read (max)'], rows), '');
+  say(`A brushed range listed in the Timeline (view switch included): p50 ${ms(c.brushListedInTimelineMsP50)}, max ${ms(c.brushListedInTimelineMsMax)}.`, '');
+}
+
 // ── the linter ───────────────────────────────────────────────────────────────
 say('## `oui-devtools lint`', '', '`bench/lint.ts` → `bench/lint-results.json`. Wall clock of the built CLI in a child process, Node start-up included, best of 3.');
 const lint = load('lint-results.json');

@@ -23,6 +23,15 @@ const viewport = signal<Viewport | null>(null);
 /** The selected span, by what names it across rebuilds. */
 const selection = signal<{ lane: number; requestId: string } | null>(null);
 
+/**
+ * When the user's last zoom, pan or brush began (performance.now()): the
+ * draw that follows writes how long the step took, input to drawn, on the
+ * canvas (data-step-ms, data-steps) for bench/sequence.ts.
+ */
+let stepStart = 0;
+let steps = 0;
+const stepping = () => (stepStart = performance.now());
+
 /** A live session is laid out again at most this often while events pour in. */
 const REBUILD_MS = 250;
 
@@ -57,7 +66,18 @@ function useLayout(store: PanelStore): Built {
   return ref.current!;
 }
 
+/** The colours, read from the stylesheet once per theme (reading computed style forces a style pass). */
+let paletteCache: { theme: string | undefined; palette: Palette } | undefined;
+
 function palette(el: Element): Palette {
+  const theme = document.documentElement.dataset.theme;
+  if (paletteCache && paletteCache.theme === theme) return paletteCache.palette;
+  const read = readPalette(el);
+  paletteCache = { theme, palette: read };
+  return read;
+}
+
+function readPalette(el: Element): Palette {
   const css = getComputedStyle(el);
   const v = (name: string) => css.getPropertyValue(name).trim();
   return { line: v('--line'), span: v('--accent'), open: /^#[0-9a-f]{6}$/i.test(v('--accent')) ? `${v('--accent')}80` : v('--seq-open'), failed: v('--error'), fault: v('--j-key'), warn: v('--warn'), selected: v('--fg'), tick: v('--bg') };
@@ -114,7 +134,7 @@ export function Sequence() {
   const view = viewport.value ?? fit(layout);
   const sel = selection.value;
   const selected = sel ? layout.spans.find((s) => s.lane === sel.lane && s.requestId === sel.requestId) : undefined;
-  const setView = (v: Viewport) => (viewport.value = v);
+  const setView = (v: Viewport) => (stepping(), (viewport.value = v));
   const tOf = (px: number) => view.from + (px / Math.max(1, width)) * (view.to - view.from);
 
   useLayoutEffect(() => {
@@ -130,12 +150,21 @@ export function Sequence() {
     const c = canvas.current;
     if (!c || !width) return;
     const dpr = globalThis.devicePixelRatio || 1;
-    c.width = Math.round(width * dpr);
-    c.height = Math.round(lanes.height * dpr);
+    // Setting a canvas's size clears and may reallocate it: only when it changed.
+    const w = Math.round(width * dpr);
+    const h = Math.round(lanes.height * dpr);
+    if (c.width !== w) c.width = w;
+    if (c.height !== h) c.height = h;
     const ctx = c.getContext('2d');
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawSequence(ctx, layout, index, view, width, lanes, palette(c), selected);
+    const drawn = drawSequence(ctx, layout, index, view, width, lanes, palette(c), selected);
+    c.dataset.spansDrawn = String(drawn.spans);
+    if (stepStart) {
+      c.dataset.stepMs = (performance.now() - stepStart).toFixed(2);
+      c.dataset.steps = String(++steps);
+      stepStart = 0;
+    }
   });
 
   // Wheel: zoom around the pointer; Shift or a sideways wheel pans. Not passive: the panel must not scroll instead.
@@ -143,6 +172,7 @@ export function Sequence() {
     const c = canvas.current;
     if (!c) return;
     const onWheel = (e: WheelEvent) => {
+      stepping();
       const v = viewport.peek() ?? fit(layout);
       const rect = c.getBoundingClientRect();
       const at = v.from + ((e.clientX - rect.left) / Math.max(1, rect.width)) * (v.to - v.from);
@@ -187,7 +217,7 @@ export function Sequence() {
     const handled = () => (e.preventDefault(), e.stopPropagation());
     if (k === '+' || k === '=') return handled(), setView(zoom(view, 0.5, selected ? (selected.start + selected.end) / 2 : undefined));
     if (k === '-' || k === '_') return handled(), setView(zoom(view, 2));
-    if (k === '0') return handled(), (viewport.value = null);
+    if (k === '0') return handled(), stepping(), (viewport.value = null);
     if (e.shiftKey && (k === 'ArrowLeft' || k === 'ArrowRight')) return handled(), setView(pan(view, (k === 'ArrowLeft' ? -0.2 : 0.2) * (view.to - view.from)));
     if (k === 'ArrowRight') return handled(), step(1, 0);
     if (k === 'ArrowLeft') return handled(), step(-1, 0);
@@ -217,6 +247,7 @@ export function Sequence() {
     drag.current = null;
     if (!d) return;
     if (d.moved && d.mode === 'brush' && brush) {
+      stepping();
       store.ui.timeline.window.value = { from: Math.floor(tOf(brush.x0)), to: Math.ceil(tOf(brush.x1)) };
       setBrush(null);
       return;
@@ -243,8 +274,11 @@ export function Sequence() {
 
   const axis = ticks(view, Math.max(2, Math.floor(width / 110)));
   const w = store.ui.timeline.window.value;
-  const counts = new Map<number, number>();
-  for (const s of layout.spans) counts.set(s.lane, (counts.get(s.lane) ?? 0) + 1);
+  const counts = useMemo(() => {
+    const n = new Map<number, number>();
+    for (const s of layout.spans) n.set(s.lane, (n.get(s.lane) ?? 0) + 1);
+    return n;
+  }, [layout]);
   return (
     <div class="sequence">
       <div class="seq-toolbar" role="toolbar" aria-label="Sequence">

@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { SLOW_MS, until } from '../support/wait.ts';
 import { openDemoPanel, ORDER, tourTraffic, type DemoPanel } from '../support/demo-panel.ts';
 import { demoUpgraded } from '../support/demo-page.ts';
+import { contrastScript, WCAG_MATH, type ContrastReport } from '../support/contrast.ts';
 
 let d: DemoPanel;
 let panel: Page;
@@ -185,4 +186,28 @@ describe('the Sequence view', () => {
     assert.ok(overflow <= 1, `nothing scrolls sideways at 560 px (${overflow})`);
     assert.ok((await lanes().count()) >= 5);
   });
+
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`${scheme}: its text reads at 4.5:1, its span colours at 3:1 against the background (WCAG 1.4.3, 1.4.11)`, async () => {
+      await panel.setViewportSize({ width: 1100, height: 900 });
+      await panel.emulateMedia({ colorScheme: scheme });
+      await panel.waitForFunction((s) => document.documentElement.dataset.theme === s, scheme);
+      await panel.getByRole('tab', { name: 'Sequence', exact: true }).click();
+      await canvas().focus();
+      await panel.keyboard.press('ArrowRight');
+      await until(async () => /›/.test(await panel.getByTestId('sequence-selected').innerText()), 'a span selected', SLOW_MS, 50);
+      const r = (await panel.evaluate(contrastScript(4.5))) as ContrastReport;
+      assert.ok(r.measured > 20, `texts measured: ${r.measured}`);
+      assert.deepEqual(r.misses.map((m) => `"${m.text}" ${m.ratio}:1 at ${m.where}`), []);
+      // The legend's swatches are painted with the colours the canvas uses.
+      const ratios = (await panel.evaluate(`(() => { ${WCAG_MATH}
+        const bg = parse(getComputedStyle(document.body).backgroundColor);
+        /* In flight is a light fill in an outline of the span colour: the outline carries the contrast. */
+        const paint = (i) => i.className === 'k-open' ? getComputedStyle(i).borderTopColor : getComputedStyle(i).backgroundColor;
+        return [...document.querySelectorAll('.seq-legend i')].map((i) => [i.className, ratio(over(parse(paint(i)), bg), bg)]);
+      })()`)) as Array<[string, number]>;
+      assert.equal(ratios.length, 5);
+      for (const [swatch, ratio] of ratios) assert.ok(ratio >= 3, `${scheme} ${swatch}: ${ratio.toFixed(2)}:1`);
+    });
+  }
 });
