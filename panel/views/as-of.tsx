@@ -134,7 +134,7 @@ export function AsOfButton({ ev }: { ev: WireEvent }) {
         if (!on) store.view.value = 'surfaces';
       }}
     >
-      {on ? 'Showing state as of this event' : 'State as of this event'}
+      {on ? 'As of this event ✓' : 'As of this event'}
     </button>
   );
 }
