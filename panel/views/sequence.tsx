@@ -30,6 +30,8 @@ const selection = signal<{ lane: number; requestId: string } | null>(null);
  */
 let stepStart = 0;
 let steps = 0;
+/** Layouts built (data-builds on the canvas): a step that took one in is no zoom figure. */
+let builds = 0;
 const stepping = () => (stepStart = performance.now());
 
 /** A live session is laid out again at most this often while events pour in. */
@@ -57,6 +59,7 @@ function useLayout(store: PanelStore): Built {
   if (stale && due) {
     const layout = buildSequence(model, (id) => recorder.byId.get(id), now);
     ref.current = { layout, index: new SpanIndex(layout.spans), latency: latencyTable(layout.spans), revision: model.revision, recorder, at: performance.now() };
+    builds++;
   }
   useEffect(() => {
     if (!stale || due) return;
@@ -160,6 +163,7 @@ export function Sequence() {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const drawn = drawSequence(ctx, layout, index, view, width, lanes, palette(c), selected);
     c.dataset.spansDrawn = String(drawn.spans);
+    c.dataset.builds = String(builds);
     if (stepStart) {
       c.dataset.stepMs = (performance.now() - stepStart).toFixed(2);
       c.dataset.steps = String(++steps);
