@@ -168,3 +168,35 @@ describe('a payload nested 100,000 levels deep', () => {
     assert.equal(sessionFileText(exportSession(r.clients, r.events)).includes('4242 4242'), false);
   });
 });
+
+describe('a HAR made elsewhere', () => {
+  it('Socket.IO frames, Engine.IO polling bodies, headers, cookies and URLs', async () => {
+    const { redactHar } = await import('../../src/session/redact/har.ts');
+    const surface = { id: 's', name: 'S', description: 'd', actions: [{ id: 'login', description: 'd', input: { type: 'object', properties: { pw: { type: 'string', writeOnly: true } } } }] };
+    const reg = `42/oui,${JSON.stringify(['surface:register', { surface, timestamp: 1 }])}`;
+    const req = `42/oui,7${JSON.stringify(['action:request', { requestId: 'r', surfaceId: 's', actionId: 'login', params: { pw: 'correct-horse-battery' }, timestamp: 2 }])}`;
+    const har = {
+      log: {
+        version: '1.2',
+        entries: [
+          { request: { method: 'POST', url: 'https://x.example/socket.io/?EIO=4&transport=polling&sid=abc&token=t0k3n-in-url', headers: [{ name: 'Cookie', value: 'sid=zzz' }, { name: 'Accept', value: '*/*' }], cookies: [{ name: 'sid', value: 'zzz-cookie' }], postData: { text: `${reg}\u001e${req}` } }, response: { content: { text: '40/oui,{"sid":"x"}' } } },
+          { request: { url: 'wss://x.example/socket.io/?EIO=4&transport=websocket' }, _webSocketMessages: [{ type: 'send', time: 3, opcode: 1, data: `42/oui,["observation:update",{"surfaceId":"s","observationId":"o","value":{"note":"card 5555 5555 5555 4444"},"timestamp":3}]` }, { type: 'receive', time: 4, opcode: 1, data: '3probe' }] },
+        ],
+      },
+    };
+    const r = redactHar(har);
+    const text = JSON.stringify(r.har);
+    for (const s of ['correct-horse-battery', 't0k3n-in-url', 'zzz-cookie', 'sid=zzz', '5555 5555 5555 4444']) assert.equal(text.includes(s), false, s);
+    const out = r.har as typeof har;
+    // The packets keep their prefixes and separators; what held no secret is as it was.
+    const [regOut, reqOut] = out.log.entries[0]!.request.postData!.text.split('\u001e');
+    assert.equal(regOut, reg);
+    assert.ok(reqOut!.startsWith('42/oui,7["action:request",'));
+    assert.equal(JSON.parse(reqOut!.slice('42/oui,7'.length))[1].params.pw, REDACTED);
+    assert.equal(out.log.entries[1]!._webSocketMessages![1]!.data, '3probe');
+    assert.equal(out.log.entries[0]!.request.headers[1]!.value, '*/*');
+    const records = new Set(r.info.redacted.map((x) => `${x.record} ${x.pointer} ${x.rule}`));
+    assert.ok(records.has('log.entries[0].request.postData.text /params/pw schema'), [...records].join('; '));
+    assert.ok(records.has('log.entries[1]._webSocketMessages[0] /value/note card'), [...records].join('; '));
+  });
+});
