@@ -194,7 +194,7 @@ describe('a HAR made elsewhere', () => {
     assert.ok(reqOut!.startsWith('42/oui,7["action:request",'));
     assert.equal(JSON.parse(reqOut!.slice('42/oui,7'.length))[1].params.pw, REDACTED);
     assert.equal(out.log.entries[1]!._webSocketMessages![1]!.data, '3probe');
-    assert.equal(out.log.entries[0]!.request.headers[1]!.value, '*/*');
+    assert.equal(out.log.entries[0]!.request.headers![1]!.value, '*/*');
     const records = new Set(r.info.redacted.map((x) => `${x.record} ${x.pointer} ${x.rule}`));
     assert.ok(records.has('log.entries[0].request.postData.text /params/pw schema'), [...records].join('; '));
     assert.ok(records.has('log.entries[1]._webSocketMessages[0] /value/note card'), [...records].join('; '));
