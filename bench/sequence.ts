@@ -48,7 +48,7 @@ function traffic(): { clients: WireClient[]; events: WireEvent[] } {
   };
   for (const c of clients) push(c, { dir: 'out', kind: 'event', type: 'surface:register', payload: { surface, timestamp: Math.round(t) } });
   let i = 0;
-  while (events.length < EVENTS - 6) {
+  while (events.length < EVENTS) {
     i++;
     const c = clients[i % 4]!;
     const requestId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -65,6 +65,8 @@ function traffic(): { clients: WireClient[]; events: WireEvent[] } {
     push(c, { dir: 'in', kind: 'ack', ackOf: res.id, payload: i % 89 === 0 ? { ok: false, reason: 'stale' } : { ok: true } }, at(took + 1));
   }
   events.sort((a, b) => a.t - b.t);
+  // Exactly EVENTS: the last request's answers fall after the end, and it stays in flight.
+  events.length = EVENTS;
   return { clients, events };
 }
 

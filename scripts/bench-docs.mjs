@@ -200,7 +200,7 @@ if (!seq) {
   const c = seq.chromium ?? {};
   say(
     '',
-    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients${Array.isArray(seq.loadAverage) ? ` (machine load average ${num(seq.loadAverage[0], 1)} on 2 cores)` : ''}. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client) built in ${ms(l.buildMsMedian)}${l.buildCpuMsMedian !== undefined ? ` (${ms(l.buildCpuMsMedian)} of CPU)` : ''}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${ms(l.windowQueryMsP50)}.`,
+    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients${Array.isArray(seq.loadAverage) ? ` (machine load average ${num(seq.loadAverage[0], 1)} on 2 cores)` : ''}. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client) built in ${ms(l.buildMsMedian)}${l.buildCpuMsMedian !== undefined ? ` (${ms(l.buildCpuMsMedian)} of CPU)` : ''}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${us((l.windowQueryMsP50 ?? NaN) * 1000)}, max ${ms(l.windowQueryMsMax)}.`,
     '',
   );
   const rows = [];
