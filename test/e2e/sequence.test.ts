@@ -59,8 +59,12 @@ describe('the Sequence view', () => {
   });
 
   test('a lane per client and the runtime’s, each with its requests', async () => {
-    await until(async () => (await lanes().count()) >= 5, 'the runtime and four client lanes', SLOW_MS, 50);
-    const texts = (await lanes().allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    const laneTexts = async () => (await lanes().allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    // The last answers may still be on their way to the panel: wait for each of the four clients' lanes to count one.
+    await until(async () => (await laneTexts()).slice(1).filter((t) => !/ 0$/.test(t)).length >= 4, 'the runtime and four client lanes with requests', SLOW_MS, 50).catch(async (e) => {
+      throw new Error(`${(e as Error).message}: ${(await laneTexts()).join(' | ')}`);
+    });
+    const texts = await laneTexts();
     assert.match(texts[0]!, /^Runtime \d+$/);
     const clients = texts.slice(1);
     // Each client lane counts its spans: the four that were sent a request have some.
