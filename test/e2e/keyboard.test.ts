@@ -215,9 +215,9 @@ describe('the panel by keyboard', () => {
       assert.match((await focusedLabel()) ?? '', name, `${key} focuses the tab it selects`);
       assert.equal(await panel.locator('[role=tablist][aria-label=Views] [role=tab][tabindex="0"]').count(), 1, 'one tab is the Tab stop');
     };
+    await step('ArrowRight', /^Sequence/);
     await step('ArrowRight', /^Surfaces/);
-    await step('ArrowRight', /^Hashes/);
-    await step('ArrowLeft', /^Surfaces/);
+    await step('ArrowLeft', /^Sequence/);
     await step('End', /^Coverage/);
     await step('ArrowRight', /^Timeline/);
     await step('ArrowLeft', /^Coverage/);
