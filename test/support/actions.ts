@@ -49,6 +49,12 @@ export class ActionCounter {
     await this.counted(`type ${JSON.stringify(text)} into ${what}`, n + [...text].length);
   }
 
+  /** Types where focus already is (a field the last action left focused): a key a character. */
+  async typeHere(text: string, what: string): Promise<void> {
+    await (this.page as Page).keyboard.type(text);
+    await this.counted(`type ${JSON.stringify(text)} into ${what}`, [...text].length);
+  }
+
   /** One key where focus is. */
   async press(key: string): Promise<void> {
     await (this.page as Page).keyboard.press(key);

@@ -22,7 +22,7 @@ export const REVIEW_TASKS: Record<1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10, Review
   5: { task: 'An approved action: did its argsHash match?', review: '1 step', target: 1 },
   6: { task: "How an observation's value changed over time", review: '1 click + scrolling past a 33-entry history', target: 2 },
   7: { task: 'Export, then Import into a fresh panel', review: 'Export 1 + Export redacted in the preview 1; Import 1 + file chooser', target: 4 },
-  8: { task: 'Timeline: failed only, then one surface ("catal")', review: '3 steps (Status, Type, Surface)', target: 8 },
+  8: { task: 'Timeline: failed only, then one surface ("catal")', review: '3 steps (Status, Type, Surface)', target: 11 },
   9: { task: 'Task 2 by keyboard only', review: '≈95 keys', target: 12 },
   10: { task: 'Dark theme and legibility (text size, AA contrast)', review: 'emulated (0); 9 px text, 2 light badges under AA', target: 0 },
 };
