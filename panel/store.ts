@@ -25,6 +25,7 @@ import { isTimerValue, resolveTimers, TIMER_KEYS, type Timers } from '../src/ses
 import type { Party, RequestState, Severity } from '../src/session/model/model-types.ts';
 import { exportSession, importOutcome, sessionFileText } from '../src/session/wire/session-file.ts';
 import { RedactionSettings } from './redaction.ts';
+import { redactedFileFindings } from '../src/session/redact/carried.ts';
 import { withinWindow, type TimeWindow } from './sequence-window.ts';
 import type { WireEvent } from '../src/session/wire/wire.ts';
 import { PROTOCOL } from '../src/messages.ts';
@@ -565,12 +566,15 @@ export class PanelStore {
     const feed = this.newFeed(recorder);
     feed.add(parsed.file.events, Date.now());
     feed.finish();
+    // A redacted file: its verdicts judged before redaction stand where the markers would change them (as `oui-devtools lint` reads it).
+    const redacted = redactedFileFindings(feed.model.findings, parsed.file.redaction, parsed.file.verdicts);
+    if (redacted.note) feed.model.standBy(redacted.findings);
     batch(() => {
       this.source.value = 'import';
       this.replaceSession({ recorder, feed });
       this.selectedEvent.value = null;
       this.selectedClient.value = '';
-      this.notice.value = parsed.line;
+      this.notice.value = redacted.note ? `${parsed.line} This is ${redacted.note}.` : parsed.line;
     });
   }
 

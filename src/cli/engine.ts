@@ -31,7 +31,7 @@ import type { Finding } from '../session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import type { CapturedClient, CapturedItem } from '../capture/captured-items.ts';
 import { Redactor } from '../session/redact/redactor.ts';
-import { dependsOnOtherValues, readRedactionInfo, readVerdicts, reconcile, type CarriedVerdicts, type RedactionInfo } from '../session/redact/carried.ts';
+import { readRedactionInfo, readVerdicts, redactedFileFindings, type CarriedVerdicts, type RedactionInfo } from '../session/redact/carried.ts';
 
 /**
  * Records held for reordering, per window. A session file is in time order
@@ -516,28 +516,8 @@ export class LintEngine {
       const client = this.secrets.scrub(f.client);
       return message === f.message && client === f.client ? f : { ...f, message, client };
     };
-    let judged: Finding[] = m.findings;
-    const redaction = this.redaction;
-    if (redaction && !redaction.unredacted && this.verdicts) {
-      const redactedEvents = this.redactedEvents;
-      for (const r of redaction.redacted) if (r.event !== undefined) redactedEvents.add(r.event);
-      const r = reconcile(m.findings, this.verdicts, redactedEvents);
-      let n = 0;
-      judged = r.findings.map((f) => ('id' in f ? f : { ...f, id: `c${++n}` }));
-      notes.push(
-        `a redacted recording (${redaction.redacted.length} ${redaction.redacted.length === 1 ? 'value' : 'values'} replaced by ${redaction.marker}): findings on redacted events are the ones judged before redaction (${r.restored} put back, ${r.setAside} judged on the markers set aside)`,
-      );
-    } else if (redaction && !redaction.unredacted && redaction.redacted.length) {
-      // No verdicts to stand for them: what was judged on a marker is left out rather than reported falsely, and counted.
-      const redactedEvents = this.redactedEvents;
-      for (const r of redaction.redacted) if (r.event !== undefined) redactedEvents.add(r.event);
-      const kept = m.findings.filter((f) => !f.events.some((e) => redactedEvents.has(e)) && !dependsOnOtherValues(f.rule));
-      const left = m.findings.length - kept.length;
-      judged = kept;
-      notes.push(
-        `a redacted recording (${redaction.redacted.length} ${redaction.redacted.length === 1 ? 'value' : 'values'} replaced by ${redaction.marker}) that carries no verdicts judged before redaction: ${left} ${left === 1 ? 'finding' : 'findings'} on redacted events or on hashes of their values left out (redact with the panel's Export or \`oui-devtools redact\` to carry them)`,
-      );
-    } else if (redaction?.unredacted) notes.push('exported unredacted on purpose: this recording may hold secrets');
+    const { findings: judged, note } = redactedFileFindings(m.findings, this.redaction, this.verdicts, this.redactedEvents);
+    if (note) notes.push(note);
     for (const f of judged) {
       if (f.experiment) {
         experiments++;

@@ -14,6 +14,9 @@ import { FakeHook } from '../support/capture-items.ts';
 import { SPEC_TIMERS } from '../../src/session/model/timers.ts';
 import { capture, sessionFile } from '../fixtures/traffic.ts';
 import { REORDER_WINDOW_MS } from '../../src/session/model/merge.ts';
+import { redactSessionFile } from '../../src/session/redact/session.ts';
+import { parseSessionFile } from '../../src/session/wire/session-file.ts';
+import { secretSession } from './redact-fixture.ts';
 
 function memorySaved(): SavedStore & { data: Map<string, unknown> } {
   const data = new Map<string, unknown>();
@@ -328,5 +331,23 @@ describe('panel store', () => {
     tick(REORDER_WINDOW_MS + 10);
     paint();
     assert.equal(statusOf('r10'), 'pending');
+  });
+
+  it('Import of a redacted recording shows the findings judged before redaction, none judged on its markers', () => {
+    const text = JSON.stringify(secretSession());
+    // The oracle: the findings the panel judges on the original, unredacted recording.
+    const original = new PanelStore(env().env);
+    original.importJson(text, 'original.json');
+    const want = original.model.findings.map((f) => `${f.rule} ${f.events.join(',')}`).sort();
+    assert.ok(want.length >= 2, 'the original has findings to keep');
+    const parsed = parseSessionFile(text);
+    assert.ok(parsed.ok);
+    const redacted = JSON.stringify(redactSessionFile(parsed.file, original.model.findings));
+    assert.equal(redacted.includes('hunter2'), false, 'the fixture\'s password is gone');
+    // Judged alone on the markers, the params' argsHash no longer matches: a false finding the file's verdicts must keep out.
+    const store = new PanelStore(env().env);
+    store.importJson(redacted, 'redacted.json');
+    assert.deepEqual(store.model.findings.map((f) => `${f.rule} ${f.events.join(',')}`).sort(), want);
+    assert.match(store.notice.value ?? '', /redacted recording/);
   });
 });

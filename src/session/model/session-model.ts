@@ -87,6 +87,15 @@ export class SessionModel {
     return this.experiments.isExperiment(eventId);
   }
 
+  /**
+   * Puts `list` in place of the findings judged: for a finished recording
+   * whose values were redacted, the findings it stands by (redact/carried.ts)
+   * instead of verdicts judged on its markers. Nothing is judged after it.
+   */
+  standBy(list: readonly Finding[]): void {
+    this.findings.splice(0, this.findings.length, ...list);
+  }
+
   /** Findings dropped to keep the list bounded (oldest first, critical ones last). */
   get findingsDropped(): number {
     return this.log.dropped;

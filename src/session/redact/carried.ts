@@ -132,3 +132,37 @@ export function reconcile<F extends { rule: string; events: readonly string[]; t
   findings.sort((a, b) => a.t - b.t);
   return { findings, setAside, restored };
 }
+
+/**
+ * The findings a redacted recording stands by, from the findings judged on
+ * its (redacted) values: reconciled with the verdicts it carries, or, when it
+ * carries none, without what was judged on a marker (left out rather than
+ * reported falsely). One reading for every reader of a file: the CLI's lint
+ * and the panel's Import. `note` says what was done, for the reader to show.
+ */
+export function redactedFileFindings(
+  judged: readonly Finding[],
+  redaction: RedactionInfo | undefined,
+  verdicts: CarriedVerdicts | undefined,
+  redactedEvents: Set<string> = new Set(),
+): { findings: Finding[]; note?: string } {
+  if (!redaction) return { findings: [...judged] };
+  if (redaction.unredacted) return { findings: [...judged], note: 'exported unredacted on purpose: this recording may hold secrets' };
+  for (const r of redaction.redacted) if (r.event !== undefined) redactedEvents.add(r.event);
+  const replaced = `${redaction.redacted.length} ${redaction.redacted.length === 1 ? 'value' : 'values'} replaced by ${redaction.marker}`;
+  if (verdicts) {
+    const r = reconcile(judged, verdicts, redactedEvents);
+    let n = 0;
+    return {
+      findings: r.findings.map((f) => ('id' in f ? f : { ...f, id: `carried-${++n}` })),
+      note: `a redacted recording (${replaced}): findings on redacted events are the ones judged before redaction (${r.restored} put back, ${r.setAside} judged on the markers set aside)`,
+    };
+  }
+  if (!redaction.redacted.length) return { findings: [...judged] };
+  const kept = judged.filter((f) => !f.events.some((e) => redactedEvents.has(e)) && !dependsOnOtherValues(f.rule));
+  const left = judged.length - kept.length;
+  return {
+    findings: kept,
+    note: `a redacted recording (${replaced}) that carries no verdicts judged before redaction: ${left} ${left === 1 ? 'finding' : 'findings'} on redacted events or on hashes of their values left out (redact with the panel's Export or \`oui-devtools redact\` to carry them)`,
+  };
+}
