@@ -16,6 +16,8 @@ import { faultsOn, hookFaults } from '../faults.ts';
 
 const NativeMessageEvent = MessageEvent;
 const dispatchNative = EventTarget.prototype.dispatchEvent;
+const applyNative = Reflect.apply;
+const stopImmediateNative = Event.prototype.stopImmediatePropagation;
 
 /**
  * 'top', 'top/1', 'top/1/0': a window's place in its tab, readable across
@@ -131,7 +133,7 @@ export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) 
       const peer = peerFor(natives.messageSource(e), e, now);
       // The hook's listener is the window's first: a faulted message stops here, before any of the app's.
       if (faultsOn && !buffer.isInjecting() && faultMessage(e, data as { type: string; payload?: unknown }, peer)) {
-        e.stopImmediatePropagation();
+        applyNative(stopImmediateNative, e, []);
         return;
       }
       // Only answers are held, never the injected request on its way to the client.
@@ -147,7 +149,7 @@ export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) 
       if (held) {
         item.held = true;
         // An answer to an injected request stops here: the app's own runtime never asked for it.
-        e.stopImmediatePropagation();
+        applyNative(stopImmediateNative, e, []);
       }
     } catch {
       // A message we cannot read is the app's business only.
@@ -161,7 +163,7 @@ export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) 
       const origin = natives.messageOrigin(e);
       const source = natives.messageSource(e);
       const redeliver = (d: unknown, mark: { rule: string; did: string }) =>
-        buffer.faulting(mark, () => Reflect.apply(dispatchNative, window, [new NativeMessageEvent('message', { data: d, origin, source })]));
+        buffer.faulting(mark, () => applyNative(dispatchNative, window, [new NativeMessageEvent('message', { data: d, origin, source })]));
       return f.handle({
         direction: sentToClient(data.type) || data.type === 'x-approval:ask' || data.type === 'x-host:welcome' ? 'to-client' : 'from-client',
         transport: 'postmessage',
