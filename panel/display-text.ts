@@ -40,28 +40,7 @@ export function short(value: unknown, max = 120): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-export function field(ev: WireEvent, name: string): string | undefined {
-  const p = ev.payload as Record<string, unknown> | null | undefined;
-  if (!p || typeof p !== 'object') return undefined;
-  const v = p[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** The surface an event concerns. */
-export function surfaceOf(ev: WireEvent): string | undefined {
-  const direct = field(ev, 'surfaceId');
-  if (direct) return direct;
-  const s = (ev.payload as { surface?: { id?: unknown } } | null)?.surface;
-  return s && typeof s.id === 'string' ? s.id : undefined;
-}
-
-export function typeLabel(ev: WireEvent): string {
-  if (ev.kind === 'event') return ev.type ?? 'event';
-  if (ev.kind === 'lifecycle') return ev.type ?? 'lifecycle';
-  if (ev.kind === 'ack') return 'ack';
-  if (ev.kind === 'malformed') return 'malformed';
-  return ev.type ?? 'other';
-}
+export { stringField as field, eventSurface as surfaceOf, eventType as typeLabel } from '../src/session/wire/event-fields.ts';
 
 export type Category = 'requests' | 'results' | 'registrations' | 'observations' | 'acks' | 'extensions' | 'lifecycle' | 'malformed' | 'other';
 

@@ -10,29 +10,10 @@ import type { Finding, RequestState } from '../session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import { meetsTerms, type QueryFacts } from './match.ts';
 import { errorText, parseQuery, type Flag, type Term } from './parse.ts';
+import { eventSurface, eventType, stringField } from '../session/wire/event-fields.ts';
 
-export function stringField(ev: WireEvent, name: string): string | undefined {
-  const p = ev.payload as Record<string, unknown> | null | undefined;
-  if (!p || typeof p !== 'object') return undefined;
-  const v = p[name];
-  return typeof v === 'string' ? v : undefined;
-}
+export { eventSurface, eventType, stringField };
 
-/** The surface an event names: its `surfaceId`, or the surface it registers. */
-export function eventSurface(ev: WireEvent): string | undefined {
-  const direct = stringField(ev, 'surfaceId');
-  if (direct) return direct;
-  const s = (ev.payload as { surface?: { id?: unknown } } | null)?.surface;
-  return s && typeof s.id === 'string' ? s.id : undefined;
-}
-
-export function eventType(ev: WireEvent): string {
-  if (ev.kind === 'event') return ev.type ?? 'event';
-  if (ev.kind === 'lifecycle') return ev.type ?? 'lifecycle';
-  if (ev.kind === 'ack') return 'ack';
-  if (ev.kind === 'malformed') return 'malformed';
-  return ev.type ?? 'other';
-}
 
 export function eventCategory(ev: WireEvent): string {
   if (ev.kind === 'ack') return 'acks';
