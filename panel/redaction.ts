@@ -14,7 +14,7 @@ import type { Recorder } from '../src/session/wire/recorder.ts';
 import type { Finding } from '../src/session/model/model-types.ts';
 import { redactRecording, type Redacted } from '../src/session/redact/session.ts';
 import { unredactedSessionFile, verdictsFor } from '../src/session/redact/session.ts';
-import { redactHar } from '../src/session/redact/har.ts';
+import { redactHarFile } from '../src/session/redact/har-file.ts';
 import { parsePointer } from '../src/session/redact/pointer.ts';
 import type { RedactOptions, UserPointer } from '../src/session/redact/redactor.ts';
 import { exportSession, sessionFileText } from '../src/session/wire/session-file.ts';
@@ -78,13 +78,10 @@ export function redactedSessionText(r: Redacted, findings: Iterable<Finding>): s
  * A redacted HAR: the HAR of the capture as it was, through the HAR
  * redactor, so its list names each redacted record as a linter finds it.
  */
-export function redactedHarText(recorder: Recorder, opts: RedactOptions, version?: string): string {
+export async function redactedHarText(recorder: Recorder, opts: RedactOptions, version?: string): Promise<string> {
   const har = exportHar(recorder.clients.values(), recorder.events, version ? { version } : {});
-  const r = redactHar(har, opts);
-  const log = (r.har as { log: Record<string, unknown> }).log;
-  const { entries, ...rest } = log;
-  (r.har as { log: unknown }).log = { ...rest, _ouiRedaction: r.info, entries };
-  return harText(r.har as never);
+  // Lint's own verdicts on the HAR before redaction go with it (lint names a HAR's events by their place in the file, not by the panel's ids).
+  return (await redactHarFile(har, harText(har), opts)).text;
 }
 
 /** An unredacted export, made on purpose: the file says so (`redaction.unredacted`), and so does its name. */

@@ -21,7 +21,12 @@ const query = signal('');
 const keyOf = (o: ObservationState) => `${o.surfaceId}/${o.observationId}`;
 
 /** `oldest` is read by the parent, never here: @preact/signals skips re-rendering a component that reads a signal when its props are the same objects, and `o` is the model's, changed in place. */
-function ObservationCard({ o, anchor, oldest }: { o: ObservationState; anchor: string; oldest: boolean }) {
+/**
+ * `updates` is there to be compared: the model changes `o` in place, and a
+ * component that reads signals is redrawn only when a prop or a signal it
+ * read changed (@preact/signals), so without it a card kept its first value.
+ */
+function ObservationCard({ o, anchor, oldest }: { o: ObservationState; anchor: string; oldest: boolean; updates: number }) {
   const [all, setAll] = useState(false);
   const invalid = o.history.filter((h) => !h.valid).length;
   const first = o.droppedHistory + 1;
@@ -102,7 +107,7 @@ export function Observations() {
           <section class="client-block" key={c.client.key} data-client-kind={c.client.kind}>
             <ClientHeading c={c} />
             {list.map((o) => (
-              <ObservationCard key={keyOf(o)} o={o} anchor={anchorId('observation', index, keyOf(o))} oldest={oldestFirst.value} />
+              <ObservationCard key={keyOf(o)} o={o} anchor={anchorId('observation', index, keyOf(o))} oldest={oldestFirst.value} updates={o.updates} />
             ))}
           </section>
         ))}

@@ -65,7 +65,8 @@ function Preview({ store, har }: { store: PanelStore; har: boolean }) {
   const info = preview.info;
   const close = () => (exportPreview.value = null);
   const exportRedacted = () => {
-    save(fileName(har, false), har ? redactedHarText(recorder, settings.options()) : redactedSessionText(preview, store.model.findings));
+    if (har) void redactedHarText(recorder, settings.options()).then((text) => save(fileName(true, false), text));
+    else save(fileName(false, false), redactedSessionText(preview, store.model.findings));
     close();
   };
   const exportUnredacted = () => {
@@ -81,7 +82,7 @@ function Preview({ store, har }: { store: PanelStore; har: boolean }) {
       <p data-testid="redact-summary">
         {info.redacted.length === 0 ? 'Nothing to redact' : `${info.redacted.length} ${info.redacted.length === 1 ? 'value' : 'values'} will be replaced by ${info.marker}`} in {events} events
         {har
-          ? '; a HAR carries the list of what was replaced, not the findings (export the session for a file that lints to the same findings)'
+          ? '; the HAR carries the list of what was replaced and the findings lint judges of it before redaction'
           : `; the file carries the ${store.model.findings.length} ${store.model.findings.length === 1 ? 'finding' : 'findings'} judged before redaction`}
         .
       </p>

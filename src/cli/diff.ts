@@ -12,8 +12,8 @@ import { compareSessions, type Comparison, type LatencyStats } from '../session/
 import { SessionDigest } from '../session/compare/digest.ts';
 import type { CompareSide } from '../session/compare/compare.ts';
 import type { SessionModel } from '../session/model/session-model.ts';
-import { InputError } from './engine.ts';
-import { ScanError } from './json-scan.ts';
+import { InputError } from '../session/lint/engine.ts';
+import { ScanError } from '../session/lint/json-scan.ts';
 import { fileChunks, lintStream, type Io } from './lint.ts';
 
 export const DIFF_USAGE = `Usage: oui-devtools diff [options] A B

@@ -6,11 +6,11 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { JsonScanner, ScanError } from './json-scan.ts';
-import { InputError, LintEngine, type LintReport } from './engine.ts';
+import { ScanError } from '../session/lint/json-scan.ts';
+import { InputError, type LintReport } from '../session/lint/engine.ts';
+import { line, lintRecording, type LintStreamOptions } from '../session/lint/lint-stream.ts';
 import { atLeast, format, type FileResult } from './report-formats.ts';
 import { USAGE, UsageError, parseArgs, type Options } from './options.ts';
-import type { Timers } from '../session/model/timers.ts';
 import type { SessionModel } from '../session/model/session-model.ts';
 import type { WireEvent } from '../session/wire/wire.ts';
 import { compileQuery, sessionFacts } from '../query/event-facts.ts';
@@ -50,57 +50,18 @@ export function* fileChunks(path: string): Generator<Uint8Array> {
 /** Files smaller than this get no progress line. */
 const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
 
-/** One line: control characters and newlines flattened. */
-function line(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
-}
-
-function parsed(text: string, where: string, at: number): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`invalid JSON in ${where} (line ${at}): ${line((e as Error).message).slice(0, 120)}`);
-  }
-}
-
-function membersOf(members: Array<[string, string]>, where: string, at: number): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const [k, v] of members) Object.defineProperty(o, k, { value: parsed(v, `${where}.${k}`, at), enumerable: true, writable: true, configurable: true });
-  return o;
-}
-
-/** Lints one input stream. Throws InputError / ScanError for unusable input. */
+/** Lints one input stream, reporting only the findings whose events match `opts.filter` when given. Throws InputError / ScanError for unusable input. */
 export async function lintStream(
   input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
-  opts: { spec?: string; timers?: Partial<Timers>; onBytes?: (n: number) => void; filter?: string; onApply?: (ev: WireEvent) => void; onModel?: (model: SessionModel) => void } = {},
+  opts: LintStreamOptions & { filter?: string } = {},
 ): Promise<LintReport> {
   // A filter reads the events its findings name, as the session ends: only then are they kept.
   const kept = opts.filter !== undefined ? new Map<string, WireEvent>() : undefined;
   const watch = opts.onApply;
   const onApply = kept || watch ? (ev: WireEvent) => { kept?.set(ev.id, ev); watch?.(ev); } : undefined;
-  const engine = new LintEngine({ ...(opts.spec ? { specVersion: opts.spec } : {}), ...(opts.timers ? { timers: opts.timers } : {}), ...(onApply ? { onApply } : {}) });
-  const scanner = new JsonScanner({
-    top: (key, text) => engine.top(key, parsed(text, `"${key}"`, scanner.line)),
-    log: (key, text) => engine.log(key, parsed(text, `log.${key}`, scanner.line)),
-    record: (array, index, text, at) => {
-      const value = parsed(text, `${array}[${index}]`, at);
-      if (array === 'clients') engine.sessionClient(value, index);
-      else engine.sessionEvent(value, index, at);
-    },
-    entryHead: (index, members, at, list) => engine.harHead(index, membersOf(members, `log.entries[${index}]`, at), at, list),
-    wsMessage: (entry, index, text, at, list) => engine.harMessage(entry, index, parsed(text, `log.entries[${entry}].${list}[${index}]`, at), at, list),
-    entryEnd: (index, members, at) => engine.harEnd(index, membersOf(members, `log.entries[${index}]`, at), at),
-  });
-  const enc = new TextEncoder();
-  for await (const chunk of input) {
-    const bytes = typeof chunk === 'string' ? enc.encode(chunk) : chunk;
-    scanner.write(bytes);
-    opts.onBytes?.(bytes.length);
-  }
-  scanner.end();
-  const report = engine.finish();
-  opts.onModel?.(engine.model);
-  return kept ? filtered(report, engine.model, kept, opts.filter!) : report;
+  let model: SessionModel | undefined;
+  const report = await lintRecording(input, { ...opts, ...(onApply ? { onApply } : {}), onModel: (m) => { model = m; opts.onModel?.(m); } });
+  return kept ? filtered(report, model!, kept, opts.filter!) : report;
 }
 
 /**

@@ -7,11 +7,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { exportSession, parseSessionFile, sessionFileText } from '../session/wire/session-file.ts';
 import { redactRecording, mergeInfo, verdictsFor } from '../session/redact/session.ts';
-import { redactHar } from '../session/redact/har.ts';
-import { readRedactionInfo, readVerdicts } from '../session/redact/carried.ts';
+import { redactHarFile } from '../session/redact/har-file.ts';
 import { REDACTION_RULES, type RedactionRule, type UserPointer } from '../session/redact/redactor.ts';
 import { parsePointer } from '../session/redact/pointer.ts';
-import { stringifyJson } from '../protocol/json-text.ts';
 import { lintStream, type Io } from './lint.ts';
 
 export const REDACT_USAGE = `Usage: oui-devtools redact [options] IN OUT
@@ -98,46 +96,40 @@ export async function runRedact(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const opts = { pointers, off };
-  // The findings judged before redaction: what lint says of IN (which, for IN redacted before, are its carried ones).
-  let findings;
-  try {
-    findings = (await lintStream([text])).findings;
-  } catch (e) {
-    io.stderr.write(`redact: ${inPath}: ${oneLine((e as Error).message)}\n`);
-    return 2;
-  }
   let out: string;
   let summary: string;
+  /** The findings judged before redaction the output carries. */
+  let carried: number;
   const d = data as Record<string, unknown>;
-  if (d && typeof d === 'object' && 'format' in d) {
-    const parsed = parseSessionFile(text);
-    if (!parsed.ok) {
-      io.stderr.write(`redact: ${inPath}: ${oneLine(parsed.error)}\n`);
+  try {
+    if (d && typeof d === 'object' && 'format' in d) {
+      const parsed = parseSessionFile(text);
+      if (!parsed.ok) {
+        io.stderr.write(`redact: ${inPath}: ${oneLine(parsed.error)}\n`);
+        return 2;
+      }
+      const file = parsed.file;
+      // The findings judged before redaction: what lint says of IN (which, for IN redacted before, are its carried ones).
+      const findings = (await lintStream([text])).findings;
+      const r = redactRecording(file.clients, file.events, opts);
+      const verdicts = verdictsFor(file.verdicts ?? findings, r.scrub);
+      const info = mergeInfo(file.redaction, r.info);
+      const exported = exportSession(r.clients, r.events, new Date(), { redaction: info, verdicts });
+      if (file.exportedAt) exported.exportedAt = file.exportedAt;
+      out = sessionFileText(exported);
+      summary = counts(r.info.counts, r.info.redacted.length);
+      carried = verdicts.findings.length;
+    } else if (d && typeof d === 'object' && d.log && typeof d.log === 'object') {
+      const r = await redactHarFile(data, text, opts);
+      out = r.text;
+      summary = counts(r.info.counts, r.info.redacted.length);
+      carried = r.carried;
+    } else {
+      io.stderr.write(`redact: ${inPath}: not an OUI DevTools session or a HAR (no "format", no "log")\n`);
       return 2;
     }
-    const file = parsed.file;
-    const r = redactRecording(file.clients, file.events, opts);
-    const verdicts = verdictsFor(file.verdicts ?? findings, r.scrub);
-    const info = mergeInfo(file.redaction, r.info);
-    const exported = exportSession(r.clients, r.events, new Date(), { redaction: info, verdicts });
-    if (file.exportedAt) exported.exportedAt = file.exportedAt;
-    out = sessionFileText(exported);
-    summary = counts(r.info.counts, r.info.redacted.length);
-  } else if (d && typeof d === 'object' && d.log && typeof d.log === 'object') {
-    const log0 = d.log as Record<string, unknown>;
-    const r = redactHar(data, opts);
-    const log = (r.har as { log: Record<string, unknown> }).log;
-    const before = readRedactionInfo(log0._ouiRedaction);
-    const carried = readVerdicts(log0._ouiVerdicts);
-    const info = mergeInfo(before, r.info);
-    const verdicts = verdictsFor(carried ?? findings, r.scrub);
-    // Before the entries: a linter reading the HAR as a stream knows which records were redacted as it reaches them.
-    const { entries, _ouiRedaction: _a, _ouiVerdicts: _b, ...rest } = log;
-    (r.har as { log: unknown }).log = { ...rest, _ouiRedaction: info, _ouiVerdicts: verdicts, entries };
-    out = String(stringifyJson(r.har));
-    summary = counts(r.info.counts, r.info.redacted.length);
-  } else {
-    io.stderr.write(`redact: ${inPath}: not an OUI DevTools session or a HAR (no "format", no "log")\n`);
+  } catch (e) {
+    io.stderr.write(`redact: ${inPath}: ${oneLine((e as Error).message)}\n`);
     return 2;
   }
   try {
@@ -147,7 +139,7 @@ export async function runRedact(args: string[], io: Io): Promise<number> {
     io.stderr.write(`redact: ${outPath}: cannot be written (${oneLine((e as NodeJS.ErrnoException).code ?? String(e))})\n`);
     return 2;
   }
-  io.stderr.write(`redact: ${outPath === '-' ? '<stdout>' : outPath}: ${summary}; ${findings.length} ${findings.length === 1 ? 'finding' : 'findings'} judged before redaction carried\n`);
+  io.stderr.write(`redact: ${outPath === '-' ? '<stdout>' : outPath}: ${summary}; ${carried} ${carried === 1 ? 'finding' : 'findings'} judged before redaction carried\n`);
   return 0;
 }
 

@@ -5,7 +5,7 @@
  */
 import { RULES } from '../session/model/rules.ts';
 import type { Severity } from '../session/model/model-types.ts';
-import type { LintReport, LintedFinding, Location } from './engine.ts';
+import type { LintReport, LintedFinding, Location } from '../session/lint/engine.ts';
 import type { FailOn, Format } from './options.ts';
 
 export interface FileResult {

@@ -62,8 +62,7 @@ describe('a cross-origin iframe client answering many requests quickly', () => {
 
       await panel.click('#tab-timeline');
       await panel.selectOption('select[aria-label="Type"]', 'requests');
-      await panel.fill('input[aria-label="Surface"]', 'coupon-widget');
-      await panel.fill('input[aria-label="Action"]', 'apply_coupon');
+      await panel.fill('input[aria-label="Free-text filter"]', 'surface:coupon-widget action:apply_coupon');
       // Everything captured has reached the panel...
       const deadline = Date.now() + SLOW_MS; // a wait for a loaded machine, not a timing
       let all = 0;

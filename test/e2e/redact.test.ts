@@ -42,8 +42,17 @@ describe('redaction in the panel', () => {
   before(async () => {
     d = await openDemoPanel();
     await tourTraffic(d, { refused: 1 });
-    await d.page.locator('#search-input').fill(CARD);
-    await d.page.locator('#search-input').press('Enter');
+    // Typed into the shop's search until the app searched for it (a render of the catalog page can reset the field under the typing).
+    await until(
+      async () => {
+        await d.page.locator('#search-input').fill(CARD);
+        await d.page.locator('#search-input').press('Enter');
+        return (await d.page.locator('#search-summary').innerText()).includes(CARD);
+      },
+      'the app searched for the typed card number',
+      SLOW_MS,
+      200,
+    );
   });
   after(async () => {
     await d?.close();
@@ -115,6 +124,21 @@ describe('redaction in the panel', () => {
     const after = lintFindings(redactedPath);
     assert.deepEqual(after, before);
     assert.ok(!after.some((f) => /approval-hash-mismatch/.test(f)), 'the redacted shipping name makes no argsHash finding');
+
+    // The HAR button: the same preview; the redacted HAR lints to what the HAR exported unredacted lints to.
+    await panel.getByTestId('export-har').click();
+    await preview.getByTestId('unredacted-sure').check();
+    const [rawHar] = await Promise.all([panel.waitForEvent('download'), preview.getByTestId('export-unredacted').click()]);
+    assert.match(rawHar.suggestedFilename(), /-UNREDACTED\.har$/);
+    await panel.getByTestId('export-har').click();
+    const [har] = await Promise.all([panel.waitForEvent('download'), preview.getByTestId('export-redacted').click()]);
+    const harPath = await har.path();
+    const harText = readFileSync(harPath, 'utf8');
+    for (const s of [...CARD_FORMS, NAME]) assert.equal(harText.includes(s), false, `the HAR holds ${s}`);
+    assert.ok(Array.isArray(JSON.parse(harText).log._ouiVerdicts.findings), 'the HAR carries its verdicts');
+    const harBefore = lintFindings(await rawHar.path());
+    assert.ok(harBefore.length > 0, 'the HAR has findings to keep');
+    assert.deepEqual(lintFindings(harPath), harBefore);
   });
 
   test('the pointer is kept for the origin: a new panel shows it', async () => {

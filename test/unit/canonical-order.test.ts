@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { Recorder } from '../../src/session/wire/recorder.ts';
 import { ModelFeed } from '../../src/session/model/merge.ts';
 import { SessionModel } from '../../src/session/model/session-model.ts';
-import { LintEngine } from '../../src/cli/engine.ts';
+import { LintEngine } from '../../src/session/lint/engine.ts';
 import { SESSION_FORMAT, SESSION_VERSION } from '../../src/session/wire/session-file.ts';
 import type { Finding } from '../../src/session/model/model-types.ts';
 import type { CapturedClient, CapturedItem } from '../../src/capture/captured-items.ts';

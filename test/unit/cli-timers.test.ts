@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, parseDuration, readConfig, UsageError, USAGE } from '../../src/cli/options.ts';
-import { LintEngine } from '../../src/cli/engine.ts';
+import { LintEngine } from '../../src/session/lint/engine.ts';
 import { lintStream } from '../../src/cli/lint.ts';
 import { SPEC_TIMERS } from '../../src/session/model/timers.ts';
 import { capture, sessionFile } from '../fixtures/traffic.ts';

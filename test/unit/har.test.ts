@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { lintStream } from '../../src/cli/lint.ts';
-import type { LintReport } from '../../src/cli/engine.ts';
+import type { LintReport } from '../../src/session/lint/engine.ts';
 import { exportHar } from '../../src/session/har/export.ts';
 import { parseSessionFile } from '../../src/session/wire/session-file.ts';
 import { Recorder } from '../../src/session/wire/recorder.ts';

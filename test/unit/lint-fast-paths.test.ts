@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BoundedMap, OldestKey, pushBounded } from '../../src/session/model/bounded.ts';
 import { SourceClocks, sourceOf } from '../../src/session/model/merge.ts';
-import { JsonScanner } from '../../src/cli/json-scan.ts';
+import { JsonScanner } from '../../src/session/lint/json-scan.ts';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 
 describe('bounded containers', () => {

@@ -40,7 +40,9 @@ export interface HarRedaction {
 
 const HAR_CLIENT = 'har';
 
-export function redactHar(har: unknown, opts: RedactOptions = {}): HarRedaction {
+export function redactHar(har: unknown, options: RedactOptions = {}): HarRedaction {
+  // A HAR names no page origin to scope the user's pointers by (its URLs are the servers'): each applies to every payload.
+  const opts: RedactOptions = options.pointers ? { ...options, pointers: options.pointers.map((p) => ({ pointer: p.pointer })) } : options;
   // First pass learns every secret (an echo before its source); the second writes.
   const first = new Redactor(opts);
   walkHar(structuredCloneJson(har), first, () => {});

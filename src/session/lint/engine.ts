@@ -20,18 +20,18 @@
  *
  * Pure (no Node API): the CLI feeds it from a stream, tests feed it directly.
  */
-import { HAR_HOOK, HarCapture, type HarItem } from '../session/har/read.ts';
-import { WireDecoder } from '../session/wire/decoder.ts';
-import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent, short } from '../session/wire/session-file.ts';
-import type { SessionModel } from '../session/model/session-model.ts';
-import type { Timers } from '../session/model/timers.ts';
-import { ModelFeed, comparePlaced, type Placed } from '../session/model/merge.ts';
-import { sortedIndex } from '../session/sorted-index.ts';
-import type { Finding } from '../session/model/model-types.ts';
-import type { WireClient, WireEvent } from '../session/wire/wire.ts';
-import type { CapturedClient, CapturedItem } from '../capture/captured-items.ts';
-import { Redactor } from '../session/redact/redactor.ts';
-import { readRedactionInfo, readVerdicts, redactedFileFindings, type CarriedVerdicts, type RedactionInfo } from '../session/redact/carried.ts';
+import { HAR_HOOK, HarCapture, type HarItem } from '../har/read.ts';
+import { WireDecoder } from '../wire/decoder.ts';
+import { SESSION_FORMAT, SESSION_VERSION, readClient, readEvent, short } from '../wire/session-file.ts';
+import type { SessionModel } from '../model/session-model.ts';
+import type { Timers } from '../model/timers.ts';
+import { ModelFeed, comparePlaced, type Placed } from '../model/merge.ts';
+import { sortedIndex } from '../sorted-index.ts';
+import type { Finding } from '../model/model-types.ts';
+import type { WireClient, WireEvent } from '../wire/wire.ts';
+import type { CapturedClient, CapturedItem } from '../../capture/captured-items.ts';
+import { Redactor } from '../redact/redactor.ts';
+import { readRedactionInfo, readVerdicts, redactedFileFindings, type CarriedVerdicts, type RedactionInfo } from '../redact/carried.ts';
 
 /**
  * Records held for reordering, per window. A session file is in time order
