@@ -36,6 +36,7 @@ function install(): void {
   connectBridge(buffer, (command, reply) => {
     if (command.type === 'hook:hold') {
       buffer.heldAnswers.hold(command.hold, command.scope);
+      if (command.ack) reply({ type: 'answer', id: command.id, ok: true });
       return;
     }
     if (command.type === 'hook:serve') {

@@ -49,6 +49,8 @@ export interface SavedStore {
 
 const MAX_HISTORY = 200;
 const MAX_SAVED = 100;
+/** How long a request waits for its hold's answer before it goes anyway (a hook of another build never answers a hold). */
+const HOLD_WAIT_MS = 2000;
 const storageKey = (origin: string) => `saved:${origin}`;
 
 export class Injector {
@@ -57,6 +59,8 @@ export class Injector {
   /** The last Replay: its record, the event it replays, and whether its new request row was selected yet. */
   readonly replayed = signal<{ id: string; from: string; selected: boolean } | null>(null);
   private nextAck = INJECT_ACK_BASE;
+  /** Requests waiting for their peer frame's hold to be in, by the hold's id. */
+  private readonly awaitingHold = new Map<string, () => void>();
 
   constructor(private readonly saved: SavedStore) {}
 
@@ -88,16 +92,35 @@ export class Injector {
       record.status = 'failed';
       record.error = 'not connected to a tab';
     } else {
-      // The hold first: the peer's frame must know before the client can answer.
-      if (plan.hold) connection.send({ ...plan.hold.command, frameId: plan.hold.frameId });
-      connection.send({ ...plan.command, ...(plan.frameId !== undefined ? { frameId: plan.frameId } : {}) });
+      const send = () => connection.send({ ...plan.command, ...(plan.frameId !== undefined ? { frameId: plan.frameId } : {}) });
+      if (plan.hold) {
+        // The hold first, and the request only once the peer's hook has it: the two frames are told on separate
+        // channels (and processes), so a request sent at once may be answered before the peer's frame knows to hold.
+        const holdId = `${record.id}:hold`;
+        const timer = setTimeout(() => this.releaseHeld(holdId), HOLD_WAIT_MS);
+        this.awaitingHold.set(holdId, () => {
+          clearTimeout(timer);
+          send();
+        });
+        connection.send({ ...plan.hold.command, id: holdId, ack: true, frameId: plan.hold.frameId });
+      } else send();
     }
     this.injections.value = [record, ...this.injections.value].slice(0, MAX_HISTORY);
     return record;
   }
 
+  /** Sends the request that waited for its hold (once: the hook's answer or the timer, whichever comes first). */
+  private releaseHeld(holdId: string): boolean {
+    const send = this.awaitingHold.get(holdId);
+    if (!send) return false;
+    this.awaitingHold.delete(holdId);
+    send();
+    return true;
+  }
+
   /** The hook's word on an injection: delivered, or why not. */
   onAnswer(m: AnswerMessage): void {
+    if (this.releaseHeld(m.id)) return;
     this.injections.value = this.injections.value.map((r) =>
       r.id === m.id && r.status === 'sending' ? { ...r, status: m.ok ? 'delivered' : 'failed', ...(m.ok ? {} : { error: m.error ?? 'not delivered' }) } : r,
     );

@@ -136,6 +136,8 @@ export interface HoldCommand {
   /** The pairing's client key, as the hooks of both frames compute it. */
   scope: string;
   hold: string[];
+  /** When true, the hook answers `answer` with this id once the markers hold: the panel sends the request only then (additive within protocol 2). */
+  ack?: true;
 }
 
 /**
@@ -334,7 +336,7 @@ export function readHookCommand(x: unknown): HookCommand | null {
       return rules && seed !== null ? { type: 'hook:faults', rules, seed, ...(isString(x.id) ? { id: x.id } : {}) } : null;
     }
     case 'hook:hold':
-      return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString) } : null;
+      return isString(x.id) && isString(x.scope) && Array.isArray(x.hold) ? { type: 'hook:hold', id: x.id, scope: x.scope, hold: x.hold.filter(isString), ...(x.ack === true ? { ack: true as const } : {}) } : null;
     case 'hook:serve':
       return isString(x.id) && isString(x.pattern) && typeof x.on === 'boolean'
         ? { type: 'hook:serve', id: x.id, pattern: x.pattern, on: x.on, ...(typeof x.autoAck === 'boolean' ? { autoAck: x.autoAck } : {}) }
