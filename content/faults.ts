@@ -195,7 +195,7 @@ export function createHookFaults(buffer: CaptureBuffer): HookFaults {
           // Never into the app.
         }
       });
-      decider = anyActive(rules) ? createFaultDecider(rules, seed) : null;
+      decider = anyActive(rules) ? createFaultDecider(rules, seed, decider) : null;
       faults.active = decider !== null;
       if (hookFaults === faults) faultsOn = faults.active;
     },

@@ -127,7 +127,7 @@ export class StandInSeats {
   private refusal(client: WireClient, call: { surfaceId: string; actionId: string }): string | null {
     const { rules, seed } = this.deps.faults();
     if (!rules.some((r) => r.fault.kind === 'refuse-result' && r.enabled !== false)) return null;
-    if (!this.decider || this.decider.rules !== rules || this.decider.seed !== seed) this.decider = { rules, seed, decider: createFaultDecider(rules, seed) };
+    if (!this.decider || this.decider.rules !== rules || this.decider.seed !== seed) this.decider = { rules, seed, decider: createFaultDecider(rules, seed, this.decider?.decider) };
     const now = this.deps.recorder().clients.get(client.key) ?? client;
     const d = this.decider.decider.decide({
       direction: 'from-client',

@@ -64,7 +64,7 @@ export class FixtureFaults {
   }
 
   private async apply(): Promise<void> {
-    this.decider = createFaultDecider(this.list, this.seedValue);
+    this.decider = createFaultDecider(this.list, this.seedValue, this.decider);
     const answers = await this.capture.broadcast(this.command());
     const refused = answers.filter((a) => a === 'refused');
     if (refused.length) throw new Error(`oui.faults: ${refused.length} frame(s) refused the rules (a hook of another version?)`);

@@ -347,6 +347,17 @@ export interface FaultDecider {
   decide(ev: FaultEvent): FaultDecision | null;
   /** How many events each rule has faulted so far. */
   counts(): Record<string, number>;
+  /** A rule's count and draw stream, for the next set made from this one (`createFaultDecider`'s `before`). */
+  stateOf(rule: FaultRule, seed: number): { draw: () => number; faulted: number } | undefined;
+}
+
+/** Same rule, field by field (plain data as read by readFaultRule; no built-in a page could replace). */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  for (const k in a) if (!sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  for (const k in b) if (!(k in a)) return false;
+  return true;
 }
 
 /**
@@ -355,12 +366,15 @@ export interface FaultDecider {
  * rule draws once for the event, faulting or not, so one rule's stream does
  * not depend on another's choices.
  */
-export function createFaultDecider(rules: readonly FaultRule[], seed: number): FaultDecider {
+export function createFaultDecider(rules: readonly FaultRule[], seed: number, before?: FaultDecider | null): FaultDecider {
   const streams: Array<() => number> = [];
   const faulted: number[] = [];
   for (let i = 0; i < rules.length; i++) {
-    streams[i] = mulberry32((seed ^ fnv32(rules[i]!.id)) >>> 0);
-    faulted[i] = 0;
+    // A set sent again with a rule unchanged (a stand-in's seat added or moved) goes on with that rule's
+    // count and draws: "at most N times" is N in all, not N again after every re-send.
+    const kept = before?.stateOf(rules[i]!, seed);
+    streams[i] = kept ? kept.draw : mulberry32((seed ^ fnv32(rules[i]!.id)) >>> 0);
+    faulted[i] = kept ? kept.faulted : 0;
   }
   return {
     decide(ev) {
@@ -381,6 +395,11 @@ export function createFaultDecider(rules: readonly FaultRule[], seed: number): F
       const out: Record<string, number> = {};
       for (let i = 0; i < rules.length; i++) out[rules[i]!.id] = faulted[i]!;
       return out;
+    },
+    stateOf(rule, s) {
+      if (s !== seed) return undefined;
+      for (let i = 0; i < rules.length; i++) if (rules[i]!.id === rule.id) return sameData(rules[i], rule) ? { draw: streams[i]!, faulted: faulted[i]! } : undefined;
+      return undefined;
     },
   };
 }

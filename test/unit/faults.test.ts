@@ -59,6 +59,17 @@ test('maxCount, enabled and the match fields', () => {
   assert.equal(off.decide(request(1)), null);
 });
 
+test('a set sent again (a takeover seat added) keeps an unchanged rule\'s count: at most once stays once in all; a changed rule or another seed starts over', () => {
+  const once: FaultRule = { id: 'once', match: { surfaceId: 'catalog', direction: 'to-client' }, fault: { kind: 'drop' }, maxCount: 1 };
+  const d = createFaultDecider([once], 1);
+  assert.equal(d.decide(request(1))?.rule.id, 'once');
+  const again = createFaultDecider([takeoverRule('c9'), { ...once, match: { ...once.match } }], 1, d);
+  assert.equal(again.decide(request(3)), null, 'already used up before the re-send');
+  assert.deepEqual(again.counts(), { 'takeover:c9': 0, once: 1 });
+  assert.equal(createFaultDecider([{ ...once, maxCount: 2 }], 1, d).decide(request(3))?.rule.id, 'once', 'a changed rule is a new one');
+  assert.equal(createFaultDecider([once], 2, d).decide(request(3))?.rule.id, 'once', 'another seed starts over');
+});
+
 test('faults scoped by what they can do: a refusal only on results over Socket.IO or direct; a stale knownSurfaces only on requests to the client', () => {
   const refuse: FaultRule = { id: 'x', match: {}, fault: { kind: 'refuse-result', error: 'too large' } };
   assert.ok(matchesEvent(refuse, request(1, { direction: 'from-client', type: 'action:result' })));
