@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'puppeteer-core';
 import { firefoxTabId, gotoExtensionPage, launchFirefox, waitIn, type Firefox } from '../support/firefox.ts';
 import { startStaticDemo, type StaticDemo } from '../support/static-demo.ts';
+import { SLOW_MS, until } from '../support/wait.ts';
 
 type Port = { postMessage(m: unknown): void; onMessage: { addListener(fn: (m: unknown) => void): void } };
 type Logged = { type: string; message?: { type: string; hook: string; id?: string; ok?: boolean; clients?: Array<{ id: string; url: string; kind: string; served?: boolean; frameUrl: string }>; items?: Array<{ client: string; dir?: string; payload?: { text?: string } }> } };
@@ -73,12 +74,15 @@ describe('the virtual server in Firefox', () => {
     // The served clients as the hook reported them: both Socket.IO phases and the plain socket, marked served.
     const pageUrl = page.url();
     let clients: Array<{ hook: string; id: string; url: string; kind: string }> = [];
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      clients = (await log()).flatMap((m) => (m.message?.type === 'items' ? (m.message.clients ?? []).filter((c) => c.served && c.frameUrl === pageUrl).map((c) => ({ hook: m.message!.hook, id: c.id, url: c.url, kind: c.kind })) : []));
-      if (clients.length >= 3) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      async () => {
+        clients = (await log()).flatMap((m) => (m.message?.type === 'items' ? (m.message.clients ?? []).filter((c) => c.served && c.frameUrl === pageUrl).map((c) => ({ hook: m.message!.hook, id: c.id, url: c.url, kind: c.kind })) : []));
+        return clients.length >= 3;
+      },
+      'the three served clients reported',
+      SLOW_MS,
+      100,
+    );
     assert.deepEqual(clients.map((c) => `${c.kind} ${new URL(c.url).pathname}`).sort(), ['polling /socket.io/', 'websocket /socket.io/', 'websocket /ws-json']);
 
     const ws = clients.find((c) => c.kind === 'websocket' && c.url.includes('/socket.io/'))!;
