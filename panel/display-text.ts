@@ -42,17 +42,4 @@ export function short(value: unknown, max = 120): string {
 
 export { stringField as field, eventSurface as surfaceOf, eventType as typeLabel } from '../src/session/wire/event-fields.ts';
 
-export type Category = 'requests' | 'results' | 'registrations' | 'observations' | 'acks' | 'extensions' | 'lifecycle' | 'malformed' | 'other';
-
-export function categoryOf(ev: WireEvent): Category {
-  if (ev.kind === 'ack') return 'acks';
-  if (ev.kind === 'lifecycle') return 'lifecycle';
-  if (ev.kind === 'malformed') return 'malformed';
-  if (ev.kind === 'other') return 'other';
-  const t = ev.type ?? '';
-  if (t === 'action:request') return 'requests';
-  if (t === 'action:result') return 'results';
-  if (t.startsWith('surface:')) return 'registrations';
-  if (t.startsWith('observation:')) return 'observations';
-  return 'extensions';
-}
+export { categoryOf, type Category } from '../src/session/wire/event-fields.ts';

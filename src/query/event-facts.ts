@@ -10,23 +10,11 @@ import type { Finding, RequestState } from '../session/model/model-types.ts';
 import type { WireClient, WireEvent } from '../session/wire/wire.ts';
 import { meetsTerms, type QueryFacts } from './match.ts';
 import { errorText, parseQuery, type Flag, type Term } from './parse.ts';
-import { eventSurface, eventType, stringField } from '../session/wire/event-fields.ts';
+import { categoryOf, eventSurface, eventType, stringField } from '../session/wire/event-fields.ts';
 
 export { eventSurface, eventType, stringField };
 
 
-export function eventCategory(ev: WireEvent): string {
-  if (ev.kind === 'ack') return 'acks';
-  if (ev.kind === 'lifecycle') return 'lifecycle';
-  if (ev.kind === 'malformed') return 'malformed';
-  if (ev.kind === 'other') return 'other';
-  const t = ev.type ?? '';
-  if (t === 'action:request') return 'requests';
-  if (t === 'action:result') return 'results';
-  if (t.startsWith('surface:')) return 'registrations';
-  if (t.startsWith('observation:')) return 'observations';
-  return 'extensions';
-}
 
 export const CATEGORIES = ['requests', 'results', 'registrations', 'observations', 'acks', 'extensions', 'lifecycle', 'malformed', 'other'] as const;
 
@@ -81,7 +69,7 @@ export function sessionFacts(view: SessionView): QueryFacts<WireEvent> {
   };
   return {
     type: eventType,
-    category: eventCategory,
+    category: categoryOf,
     clientNames: (ev) => {
       const c = view.clients.get(ev.client);
       return c ? [c.key, c.kind, c.label] : [ev.client];

@@ -25,3 +25,19 @@ export function eventType(ev: WireEvent): string {
   if (ev.kind === 'malformed') return 'malformed';
   return ev.type ?? 'other';
 }
+
+/** The Timeline's type groups (its Type picker, `type:` of the filter grammar). */
+export type Category = 'requests' | 'results' | 'registrations' | 'observations' | 'acks' | 'extensions' | 'lifecycle' | 'malformed' | 'other';
+
+export function categoryOf(ev: WireEvent): Category {
+  if (ev.kind === 'ack') return 'acks';
+  if (ev.kind === 'lifecycle') return 'lifecycle';
+  if (ev.kind === 'malformed') return 'malformed';
+  if (ev.kind === 'other') return 'other';
+  const t = ev.type ?? '';
+  if (t === 'action:request') return 'requests';
+  if (t === 'action:result') return 'results';
+  if (t.startsWith('surface:')) return 'registrations';
+  if (t.startsWith('observation:')) return 'observations';
+  return 'extensions';
+}
