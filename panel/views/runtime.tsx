@@ -10,6 +10,7 @@
  * `knownSurfaces` it will send, its requests with their re-sends, answers
  * and acknowledgments, each linked to its exchange in the Timeline.
  */
+import { EventLink } from './event-detail.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { requiresApproval, validateJson, type OUIAction } from '../../src/protocol/index.ts';
 import { whyNotInjectable } from '../../src/session/wire/injection.ts';
@@ -279,11 +280,7 @@ function Calls() {
               <td data-testid="stand-in-answer">{answerOf(r)}</td>
               <td>{r.acks.join('; ') || (noAcks(store.recorder.clients.get(r.client)) ? 'none: the transport carries no acknowledgment of a result' : '—')}</td>
               <td>
-                {ev && (
-                  <button class="link" onClick={() => store.openEvent(ev)}>
-                    Show exchange
-                  </button>
-                )}
+                {ev && <EventLink id={ev} label="Show exchange" />}
               </td>
             </tr>
           );

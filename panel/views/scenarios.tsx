@@ -7,6 +7,7 @@
  * (src/runtime/scenario.ts). "Save as scenario" takes the captured requests
  * the user ticks in a checklist, in the order they were sent.
  */
+import { EventLink } from './event-detail.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import type { Scenario, ScenarioStep, StepResult } from '../../src/runtime/scenario.ts';
 import type { RequestState } from '../../src/session/model/model-types.ts';
@@ -198,11 +199,7 @@ function ScenarioCard({ s, index }: { s: Scenario; index: number }) {
                   <button aria-label={`Run step ${i + 1} of ${name}`} disabled={run?.running || state === 'running'} onClick={() => void scenarios.runStep(name, i)}>
                     Run
                   </button>{' '}
-                  {ev && (
-                    <button class="link" onClick={() => store.openEvent(ev)}>
-                      Show exchange
-                    </button>
-                  )}
+                  {ev && <EventLink id={ev} label="Show exchange" />}
                 </td>
               </tr>
             );
