@@ -199,15 +199,16 @@ export function tapWebSocket(buffer: CaptureBuffer, virtual?: VirtualServer): vo
       const inbound = direction === 'to-client';
       const recorder = inbound ? inboundOf.get(ws) : outbound.get(ws);
       const open = () => readyState(ws) === OPEN;
+      const dispatchToApp = (data: unknown) => apply(dispatch, ws, [new NativeMessageEvent('message', { data, origin: new NativeURL(url).origin })]);
       const toApp = (text: string, mark: { rule: string; did: string }) => {
-        if (open()) buffer.faulting(mark, () => apply(dispatch, ws, [new NativeMessageEvent('message', { data: text, origin: new NativeURL(url).origin })]));
+        if (open()) buffer.faulting(mark, () => dispatchToApp(text));
       };
       const carrier: Carrier = {
         record: (d, mark) => buffer.faulting(mark, () => recorder?.(d)),
         deliver: (d, mark) => {
           if (inbound) {
             if (mark) toApp(d as string, mark);
-            else if (open()) apply(dispatch, ws, [new NativeMessageEvent('message', { data: d, origin: new NativeURL(url).origin })]);
+            else if (open()) dispatchToApp(d);
           } else if (open()) {
             if (mark) buffer.faulting(mark, () => recorder?.(d));
             apply(nativeSend, ws, [d]);
