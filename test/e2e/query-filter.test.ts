@@ -104,9 +104,12 @@ describe('the Timeline filter box speaks the query grammar', () => {
   });
 
   test('a /regex/ runs over the searchable text, case-insensitive; "-" negates it', async () => {
-    // The searches for mug 0, 1 and 2, and the observation updates that echo their query.
+    // The searches for mug 0, 1 and 2, and the observation updates that echo their query: as many
+    // as the runtime received (the app may fold quick updates into one, so not always one per search).
+    const echoed = d.demo.runtime.events.filter((e) => e.dir === 'in' && e.type === 'observation:update' && /"query":"mug [0-2]"/i.test(JSON.stringify(e.payload))).length;
+    assert.ok(echoed >= 1, 'the runtime received at least one observation echoing a search');
     await box().fill('/"QUERY":"mug [0-2]"/');
-    await rowCount(6, 'the searches for mug 0, mug 1 and mug 2 and their results observed');
+    await rowCount(3 + echoed, 'the searches for mug 0, mug 1 and mug 2 and their results observed');
     await box().fill('type:action:request /"QUERY":"mug [0-2]"/');
     await rowCount(3, 'the searches for mug 0, mug 1 and mug 2');
     await box().fill('type:action:request surface:catalog -/"mug [0-2]"/');
