@@ -117,6 +117,8 @@ const APPROVAL_TIMEOUT_MS = 60_000;
 interface Call {
   id: string;
   spec: CallSpec;
+  /** A result of this request came (even one refused): no more re-sends (§7.3.7: "when no answer has come"). */
+  answered: boolean;
   state: 'approval' | 'pending' | 'done';
   request?: OUIActionRequest;
   /** The action is async (declared so): the first deadline is for its interim result. */
@@ -188,6 +190,7 @@ export class StandIn {
       spec,
       state: 'pending',
       async: action?.async === true,
+      answered: false,
       deadline: Infinity,
       sends: 0,
       resendWait: this.resendFirst(),
@@ -207,11 +210,14 @@ export class StandIn {
         return { callId, outputs: this.end(c, 'not-sent', this.madeResult(spec.requestId ?? '', 'VALIDATION_ERROR', `params cannot be hashed for an approval: ${(e as Error).message}`), `params are not canonical JSON: ${(e as Error).message}`) };
       }
       c.argsHash = hash;
+      // What goes is what was hashed and confirmed: a copy, so a caller changing its object later (the panel's form)
+      // cannot send other params under this grant. Hashing succeeded, so the params are I-JSON and survive the copy.
+      c.spec = { ...spec, params: JSON.parse(JSON.stringify(spec.params)) as Record<string, unknown> };
       if (spec.approve === true) {
         c.state = 'approval';
         c.approvalId = this.newId();
         c.deadline = now + (spec.approvalTimeoutMs ?? APPROVAL_TIMEOUT_MS);
-        out.push({ kind: 'event', callId, type: APPROVAL_ASK, payload: { approvalId: c.approvalId, surfaceId: spec.surfaceId, actionId: spec.actionId, params: spec.params, argsHash: hash, ...(action?.title ? { title: action.title } : {}) } });
+        out.push({ kind: 'event', callId, type: APPROVAL_ASK, payload: { approvalId: c.approvalId, surfaceId: spec.surfaceId, actionId: spec.actionId, params: c.spec.params, argsHash: hash, ...(action?.title ? { title: action.title } : {}) } });
         return { callId, outputs: out };
       }
       c.approvalId = spec.approve.approvalId;
@@ -333,11 +339,12 @@ export class StandIn {
 
   private onResult(ev: WireEvent, r: OUIActionResult, now: number, out: StandInOutput[]): void {
     if (typeof r.requestId !== 'string') return;
-    this.learnSurfaces(r);
     const c = this.callOf(r.requestId);
-    if (!c) return;
+    // Another runtime's exchange on a shared client: what the client reported is still what it holds.
+    if (!c) return this.learnSurfaces(r);
     c.eventIds.push(ev.id);
     if (c.state === 'done') {
+      // Discarded, surfaces and all: a runtime that no longer waits never reads it.
       // After its end (a timeout, or a duplicate): discarded (§7.5); still acknowledged as received.
       this.discarded.push(r.requestId);
       if (ev.wantsAck) out.push({ kind: 'ack', of: ev, value: { ok: true } });
@@ -345,11 +352,16 @@ export class StandIn {
     }
     const reason = r.interim === true ? null : (this.opts.refuse?.(r, ev, { surfaceId: c.spec.surfaceId, actionId: c.spec.actionId, requestId: r.requestId }) ?? null);
     if (ev.wantsAck) out.push({ kind: 'ack', of: ev, value: reason === null ? { ok: true } : { ok: false, error: reason } });
+    // An answer came: the request reached the client, and sending it again would only ask for another copy (§7.3.7).
+    c.answered = true;
+    c.nextSend = undefined;
     if (reason !== null) {
-      // Refused: the client re-sends it trimmed (§7.3.6); the call goes on.
+      // Refused: the client re-sends it trimmed (§7.3.6); the call goes on. What it carried was not received, so its
+      // surfaces are not held: the trimmed re-send names their hash without them, and then they are unknown (§7.3.4).
       c.refused.push(reason);
       return;
     }
+    this.learnSurfaces(r);
     if (r.interim === true) {
       c.interim = true;
       c.nextSend = undefined;
@@ -394,7 +406,7 @@ export class StandIn {
         continue;
       }
       if (c.state === 'pending' && c.nextSend !== undefined && now >= c.nextSend) {
-        if (c.receipt || c.interim || c.sends > this.resendMax()) {
+        if (c.receipt || c.interim || c.answered || c.sends > this.resendMax()) {
           c.nextSend = undefined;
           continue;
         }
@@ -417,7 +429,7 @@ export class StandIn {
     for (const c of this.calls.values()) {
       if (c.state === 'done') continue;
       at = Math.min(at, c.deadline);
-      if (c.state === 'pending' && c.nextSend !== undefined && !c.receipt && !c.interim) at = Math.min(at, c.nextSend);
+      if (c.state === 'pending' && c.nextSend !== undefined && !c.receipt && !c.interim && !c.answered) at = Math.min(at, c.nextSend);
     }
     return Number.isFinite(at) ? at : undefined;
   }
