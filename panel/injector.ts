@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
 import type { OUIActionApproval, OUIActionRequest } from '../src/protocol/index.ts';
 import { INJECT_ACK_BASE, newRequestId, planInjection } from '../src/session/wire/injection.ts';
 import type { WireClient } from '../src/session/wire/wire.ts';
-import type { AnswerMessage } from '../src/messages.ts';
+import type { AnswerMessage, HoldCommand } from '../src/messages.ts';
 import type { Connection } from './connection.ts';
 import type { SessionModel } from '../src/session/model/session-model.ts';
 import type { Recorder } from '../src/session/wire/recorder.ts';
@@ -50,7 +50,51 @@ export interface SavedStore {
 const MAX_HISTORY = 200;
 const MAX_SAVED = 100;
 /** How long a request waits for its hold's answer before it goes anyway (a hook of another build never answers a hold). */
-const HOLD_WAIT_MS = 2000;
+export const HOLD_WAIT_MS = 2000;
+
+/**
+ * Holds sent ahead of a request (postMessage: the answer arrives in the peer's
+ * frame, whose hook is told to keep it from the app's runtime), and what waits
+ * for each: the request goes only once the peer's hook answered that it holds,
+ * or after HOLD_WAIT_MS. The two frames are told on separate channels (and
+ * processes), so a request sent at once may be answered before the peer's
+ * frame knows to hold. Inject and the stand-in runtime both send through one.
+ */
+export class HoldWaits {
+  private readonly waiting = new Map<string, () => void>();
+
+  constructor(private readonly waitMs = HOLD_WAIT_MS) {}
+
+  /**
+   * Sends `hold` to frame `frameId` asking for the hook's answer, then runs `then` once (on the answer, or after the
+   * wait). `send` returning false (no line to the tab) runs `then` at once with why.
+   */
+  send(send: (m: HoldCommand & { frameId: number }) => boolean | void, hold: HoldCommand, frameId: number, then: (failed: string | null) => void): void {
+    const timer = setTimeout(() => this.release(hold.id), this.waitMs);
+    this.waiting.set(hold.id, () => {
+      clearTimeout(timer);
+      then(null);
+    });
+    if (send({ ...hold, ack: true, frameId }) === false) {
+      clearTimeout(timer);
+      this.waiting.delete(hold.id);
+      then('not connected to a tab');
+    }
+  }
+
+  /** The hook's answer to a hold this sent: true when it was one (what waited for it goes now). */
+  answer(id: string): boolean {
+    return this.release(id);
+  }
+
+  private release(id: string): boolean {
+    const go = this.waiting.get(id);
+    if (!go) return false;
+    this.waiting.delete(id);
+    go();
+    return true;
+  }
+}
 const storageKey = (origin: string) => `saved:${origin}`;
 
 export class Injector {
@@ -59,8 +103,8 @@ export class Injector {
   /** The last Replay: its record, the event it replays, and whether its new request row was selected yet. */
   readonly replayed = signal<{ id: string; from: string; selected: boolean } | null>(null);
   private nextAck = INJECT_ACK_BASE;
-  /** Requests waiting for their peer frame's hold to be in, by the hold's id. */
-  private readonly awaitingHold = new Map<string, () => void>();
+  /** Requests waiting for their peer frame's hold to be in. */
+  private readonly holds = new HoldWaits();
 
   constructor(private readonly saved: SavedStore) {}
 
@@ -94,33 +138,17 @@ export class Injector {
     } else {
       const send = () => connection.send({ ...plan.command, ...(plan.frameId !== undefined ? { frameId: plan.frameId } : {}) });
       if (plan.hold) {
-        // The hold first, and the request only once the peer's hook has it: the two frames are told on separate
-        // channels (and processes), so a request sent at once may be answered before the peer's frame knows to hold.
-        const holdId = `${record.id}:hold`;
-        const timer = setTimeout(() => this.releaseHeld(holdId), HOLD_WAIT_MS);
-        this.awaitingHold.set(holdId, () => {
-          clearTimeout(timer);
-          send();
-        });
-        connection.send({ ...plan.hold.command, id: holdId, ack: true, frameId: plan.hold.frameId });
+        // The hold first, and the request only once the peer's hook has it (HoldWaits).
+        this.holds.send((m) => connection.send(m), { ...plan.hold.command, id: `${record.id}:hold` }, plan.hold.frameId, () => send());
       } else send();
     }
     this.injections.value = [record, ...this.injections.value].slice(0, MAX_HISTORY);
     return record;
   }
 
-  /** Sends the request that waited for its hold (once: the hook's answer or the timer, whichever comes first). */
-  private releaseHeld(holdId: string): boolean {
-    const send = this.awaitingHold.get(holdId);
-    if (!send) return false;
-    this.awaitingHold.delete(holdId);
-    send();
-    return true;
-  }
-
   /** The hook's word on an injection: delivered, or why not. */
   onAnswer(m: AnswerMessage): void {
-    if (this.releaseHeld(m.id)) return;
+    if (this.holds.answer(m.id)) return;
     this.injections.value = this.injections.value.map((r) =>
       r.id === m.id && r.status === 'sending' ? { ...r, status: m.ok ? 'delivered' : 'failed', ...(m.ok ? {} : { error: m.error ?? 'not delivered' }) } : r,
     );

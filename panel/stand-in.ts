@@ -34,6 +34,7 @@ import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
 import type { Timers } from '../src/session/model/timers.ts';
 import type { ScenarioDriver, ScenarioStep, StepCall } from '../src/runtime/scenario.ts';
 import { freshComposer, type ComposerState } from './composer.ts';
+import { HoldWaits } from './injector.ts';
 
 /** One call the stand-in made, as the Runtime view lists it. */
 export interface CallRow {
@@ -116,6 +117,8 @@ export class StandInSeats {
   private readonly ids = new WireIds('stand-in');
   /** Command ids → who waits for the hook's answer: a delivery of the driver's, or a serve rule. */
   private readonly sent = new Map<string, { delivered?: (failed: string | null) => void; serve?: string }>();
+  /** Holds in a postMessage peer's frame, each with the request waiting for it to be in place (as Inject waits). */
+  private readonly holds = new HoldWaits();
   /** The call being started: its row is made from it when the driver's first output names the call. */
   private starting: { client: string; spec: CallSpec; callId?: string } | null = null;
   /** The decider over the user's rules, made again when they change (same rules and seed: the same stream). */
@@ -232,15 +235,16 @@ export class StandInSeats {
     return e;
   }
 
-  /** One hook command over the panel's line; resolves with why it failed, or null once the hook took it. */
+  /** One hook command over the panel's line; resolves with why it failed, or null once the hook took it (a hold: once it holds). */
   private sendCommand(command: InjectCommand | HoldCommand, frameId: number): Promise<string | null> {
     return new Promise((resolve) => {
-      // A hold is not answered: it is in place before the request that follows it on the same line.
-      if (command.type === 'hook:inject') this.sent.set(command.id, { delivered: resolve });
+      // The driver sends a plan's commands in order, each after the one before resolved: the request after its hold.
+      if (command.type === 'hook:hold') return this.holds.send((m) => this.deps.send(m), command, frameId, resolve);
+      this.sent.set(command.id, { delivered: resolve });
       if (this.deps.send({ ...command, frameId }) === false) {
         this.sent.delete(command.id);
         resolve('not connected to a tab');
-      } else if (command.type !== 'hook:inject') resolve(null);
+      }
     });
   }
 
@@ -278,6 +282,7 @@ export class StandInSeats {
 
   /** The hook's word on a command the stand-in sent; true when it was one. */
   onAnswer(m: AnswerMessage): boolean {
+    if (this.holds.answer(m.id)) return true;
     const s = this.sent.get(m.id);
     if (!s) return false;
     this.sent.delete(m.id);

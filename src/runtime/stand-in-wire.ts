@@ -75,7 +75,8 @@ export function planOutput(client: WireClient, out: StandInOutput, ids: WireIds)
       // On Socket.IO the stand-in acknowledges the client's results itself (and may refuse one, §7.3.6): the hook leaves them to it.
       const command = client.kind === 'socket.io' ? { ...plan.command, selfAck: true as const } : plan.command;
       const commands: AddressedHookCommand[] = [{ command, frameId: plan.frameId ?? client.frameId }];
-      if (plan.hold) commands.unshift({ command: plan.hold.command, frameId: plan.hold.frameId });
+      // The hold has an id of its own: a host that waits for the hook's answer to it (the panel) tells the two answers apart.
+      if (plan.hold) commands.unshift({ command: { ...plan.hold.command, id: ids.id() }, frameId: plan.hold.frameId });
       return { ok: true, commands };
     }
     case 'ack': {
