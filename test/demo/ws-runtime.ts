@@ -113,8 +113,9 @@ export function createWsJsonRuntime(wss: WebSocketServer, opts: { log?: boolean 
           if (!msg.type.startsWith('x-')) console.warn(`[ws-json] unexpected ${msg.type} ignored`);
       }
     });
-    ws.on('close', () => {
-      rec(c.id, 'in', 'x-disconnect', {});
+    ws.on('close', (code, reason) => {
+      // What the close frame said, as the server read it: the witness for a fault rule's close code and reason.
+      rec(c.id, 'in', 'x-disconnect', { code, reason: reason.toString('utf8') });
       conns.delete(c.id);
       for (const [rid, pend] of c.pending) {
         clearTimeout(pend.timer);

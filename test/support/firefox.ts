@@ -122,3 +122,31 @@ export async function fill(page: Page, selector: string, text: string): Promise<
     text,
   );
 }
+
+/** Clicks the enabled button named `name` (its aria-label, else its text; `prefix`: starting so), once there is one. */
+export async function clickButton(page: Page, name: string, opts: { prefix?: boolean; timeout?: number } = {}): Promise<void> {
+  await waitIn(
+    page,
+    `the button ${name}`,
+    ([n, prefix]) => {
+      const b = [...document.querySelectorAll('button')].find((x) => {
+        if (x.disabled) return false;
+        const said = x.getAttribute('aria-label') ?? x.textContent?.trim() ?? '';
+        return prefix ? said.startsWith(n) : said === n;
+      });
+      b?.click();
+      return !!b;
+    },
+    [name, opts.prefix === true] as const,
+    opts.timeout,
+  );
+}
+
+/** Picks the option whose value is `value` in the select labelled `label`, once the select offers it (options may come with the capture). */
+export async function choose(page: Page, label: string, value: string, timeout?: number): Promise<void> {
+  const selector = `select[aria-label="${label}"]`;
+  await waitIn(page, `the option ${JSON.stringify(value)} of ${label}`, ([s, v]) => [...((document.querySelector(s) as HTMLSelectElement | null)?.options ?? [])].some((o) => o.value === v), [selector, value] as const, timeout);
+  await page.select(selector, value);
+  // A controlled select takes the value on its next render: the next field is set after it.
+  await waitIn(page, `${label} set to ${JSON.stringify(value)}`, ([s, v]) => (document.querySelector(s) as HTMLSelectElement | null)?.value === v, [selector, value] as const, timeout);
+}

@@ -1,0 +1,311 @@
+/**
+ * Fault rules and the stand-in runtime's takeover in real Firefox (dist/firefox,
+ * puppeteer over WebDriver BiDi, test/support/firefox.ts), one launch and one
+ * demo page for the file. The rules are set in the panel's Faults view (the
+ * panel opened as an extension page for the tab) by its labels, and the
+ * takeover in its Runtime view; each is judged by what the real runtimes on
+ * the server saw (`runtime.events` of the Socket.IO runtime, `wsRuntime.events`
+ * of the plain WebSocket one, and what their requests resolved to) and by the
+ * app's own state, not by the panel's view.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'puppeteer-core';
+import { choose, clickButton, fill, firefoxTabId, launchFirefox, openFirefoxPanel, waitIn, type Firefox } from '../support/firefox.ts';
+import { startDemoServer, type DemoServer } from '../demo/server.ts';
+import { SLOW_MS, until } from '../support/wait.ts';
+import { resultsFor } from './faults-steps.ts';
+
+/** The §7.3.7 re-answer interval the page's clients run with here (`?reanswerMs`). */
+const REANSWER_MS = 300;
+/** The page's frames that run a hook: the app and its coupon widget. */
+const FRAMES = 2;
+
+interface Rule {
+  direction?: 'to-client' | 'from-client';
+  type?: string;
+  surface?: string;
+  action?: string;
+  transport?: 'websocket' | 'socket.io' | 'postmessage' | 'direct';
+  /** The fault's id in the picker (panel/views/faults.tsx). */
+  fault: string;
+  ms?: number;
+  error?: string;
+  code?: number;
+  reason?: string;
+  maxCount?: number;
+}
+
+let demo: DemoServer;
+let ff: Firefox;
+let page: Page;
+let panel: Page;
+/** The shop's Socket.IO client, as the runtime knows it (a new one after a reconnection). */
+let client: string;
+
+const requestIdOf = (p: unknown) => (p && typeof p === 'object' ? (p as { requestId?: unknown }).requestId : undefined);
+const search = (query: string, timeoutMs?: number) => demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query }, ...(timeoutMs ? { timeoutMs } : {}) });
+const cartCount = () => page.$eval('#cart-count', (e) => Number(e.textContent));
+const activity = () => page.evaluate(() => (window as unknown as { __demo: { activity(): Array<{ requestId: string; kind: string; note?: string }> } }).__demo.activity());
+
+async function tab(id: 'faults' | 'runtime' | 'timeline'): Promise<void> {
+  await waitIn(panel, `the ${id} tab`, (t) => {
+    const b = document.getElementById(`tab-${t}`);
+    b?.click();
+    return !!b;
+  }, id, SLOW_MS);
+}
+
+async function appliedIn(frames: number): Promise<void> {
+  await waitIn(panel, `the rules applied in ${frames} frames`, (n) => Number(document.querySelector('[data-testid=faults-applied]')?.getAttribute('data-frames') ?? 0) >= n, frames, SLOW_MS);
+}
+
+/** Adds a rule in the Faults view, every field set (the form keeps the last rule's), and waits until the page's hooks have the set. */
+async function addRule(r: Rule): Promise<string> {
+  await tab('faults');
+  const before = await panel.$$eval('table[aria-label=Rules] tbody tr', (rows) => rows.length);
+  await choose(panel, 'Direction', r.direction ?? '');
+  await choose(panel, 'Event type', r.type ?? '');
+  await choose(panel, 'Surface', r.surface ?? '', SLOW_MS);
+  await choose(panel, 'Action', r.action ?? '');
+  await choose(panel, 'Transport', r.transport ?? '');
+  await choose(panel, 'Fault', r.fault);
+  const field = async (label: string, value: string | number | undefined) => {
+    if (value === undefined) return;
+    await waitIn(panel, `the field ${label}`, (l) => !!document.querySelector(`input[aria-label="${l}"]`), label);
+    await fill(panel, `input[aria-label="${label}"]`, String(value));
+  };
+  await field('Delay (ms)', r.ms);
+  await field('Error', r.error);
+  await field('Close code', r.code);
+  await field('Close reason', r.reason);
+  await field('Probability', 1);
+  await field('At most (times)', r.maxCount ?? '');
+  await clickButton(panel, 'Add rule');
+  const id = await waitIn(panel, 'the new rule listed', (n) => document.querySelectorAll('table[aria-label=Rules] tbody tr')[n]?.getAttribute('data-rule'), before);
+  await appliedIn(FRAMES);
+  return id;
+}
+
+/** Clears every rule by the banner's own button; waits until the hooks have the empty set. */
+async function clearRules(): Promise<void> {
+  await tab('faults');
+  await waitIn(panel, "the banner's Clear", () => {
+    const b = [...document.querySelectorAll('[data-testid=faults-banner] button')].find((x) => x.textContent?.trim() === 'Clear') as HTMLButtonElement | undefined;
+    b?.click();
+    return !!b;
+  }, null);
+  await waitIn(panel, 'the banner gone', () => !document.querySelector('[data-testid=faults-banner]'), null);
+  await appliedIn(FRAMES);
+}
+
+/** The newest request the Socket.IO runtime sent with this query. */
+async function sentRequest(query: string): Promise<string> {
+  let id: string | undefined;
+  await until(
+    () => {
+      id = requestIdOf([...demo.runtime.events].reverse().find((e) => e.dir === 'out' && e.type === 'action:request' && (e.payload as { params?: { query?: string } }).params?.query === query)?.payload) as string | undefined;
+      return !!id;
+    },
+    `the request "${query}" sent`,
+    SLOW_MS,
+    10,
+  );
+  return id!;
+}
+
+describe('fault rules and the stand-in takeover in Firefox', () => {
+  before(async () => {
+    demo = await startDemoServer();
+    ff = await launchFirefox();
+    page = await ff.browser.newPage();
+    await page.goto(`${demo.url}?transport=websocket&reanswerMs=${REANSWER_MS}`);
+    client = await demo.runtime.waitForClient(SLOW_MS);
+    await demo.wsRuntime.waitForClient(SLOW_MS);
+    panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
+    // The panel has the capture: the Faults view offers the surfaces it learnt.
+    await tab('faults');
+    await waitIn(panel, 'the surfaces in the Faults view', () => [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === 'notifications') && [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === 'catalog'), null, SLOW_MS);
+  });
+
+  after(async () => {
+    await ff?.close();
+    await demo?.close();
+  });
+
+  describe('Socket.IO (the shop, on WebSocket)', () => {
+    test('refuse a result: the runtime gets only the re-send, trimmed and naming the refusal (§7.3.6)', async () => {
+      const error = 'refused by a Firefox rule';
+      const rule = await addRule({ direction: 'from-client', surface: 'catalog', action: 'search', fault: 'refuse-result', error, maxCount: 1 });
+      const r = await search('mug');
+      assert.equal(r.success, true);
+      const reached = resultsFor(demo.runtime.events, r.requestId);
+      assert.equal(reached.length, 1, 'the refused result never reached the runtime');
+      const delivery = reached[0]!.delivery as { trimmed?: unknown; reason?: unknown; omitted?: unknown } | undefined;
+      assert.equal(delivery?.trimmed, true, 'the re-sent result says it was trimmed');
+      assert.equal(delivery?.reason, error, 'and why: the refusal the app was acknowledged');
+      assert.ok(Array.isArray(delivery?.omitted) && delivery.omitted.length > 0, 'it names what it left out');
+      assert.equal(reached[0]!.surfaces, undefined);
+      // The app's own log: it re-sent the result trimmed.
+      assert.ok((await activity()).some((a) => a.requestId === r.requestId && a.kind === 'trimmed'), 'the app logged the trimmed re-send');
+      // The panel marks the refused result (Firefox's Timeline, filtered to the request).
+      await tab('timeline');
+      await fill(panel, 'input[aria-label="Free-text filter"]', r.requestId);
+      await waitIn(panel, 'the refused result marked', (id) => [...document.querySelectorAll(`.vlist [role=row][data-faulted="${id}"]`)].some((row) => /faulted by you: refused/.test(row.textContent ?? '')), rule, SLOW_MS);
+      await fill(panel, 'input[aria-label="Free-text filter"]', '');
+      await clearRules();
+    });
+
+    test("drop the client's answer: nothing reaches the runtime until it repeats; the repeat is answered (§7.3.7)", async () => {
+      await addRule({ direction: 'from-client', surface: 'catalog', action: 'search', fault: 'drop-answer', maxCount: 1 });
+      const pending = search('kettle', SLOW_MS);
+      const requestId = await sentRequest('kettle');
+      // The app answered (its own log), the runtime got nothing.
+      await until(async () => (await activity()).some((a) => a.requestId === requestId && a.kind === 'result'), 'the app answered', SLOW_MS, 50);
+      assert.equal(resultsFor(demo.runtime.events, requestId).length, 0, 'the answer did not reach the runtime');
+      await until(
+        async () => {
+          await demo.runtime.repeat(client, requestId);
+          return resultsFor(demo.runtime.events, requestId).length === 1;
+        },
+        'a repeat answered',
+        SLOW_MS,
+        REANSWER_MS / 2,
+      );
+      const r = await pending;
+      assert.equal(r.success, true, 'the repeat was answered');
+      await clearRules();
+    });
+
+    test('delay a request: the answer comes no sooner than the delay', async () => {
+      await addRule({ direction: 'to-client', type: 'action:request', surface: 'catalog', fault: 'delay', ms: 800, maxCount: 1 });
+      const t0 = Date.now();
+      const r = await search('delayed');
+      const took = Date.now() - t0;
+      assert.equal(r.success, true);
+      assert.ok(took >= 800, `answered after ${took} ms`);
+      // Once: the next request is not held (its answer comes before another 800 ms pass).
+      const t1 = Date.now();
+      assert.equal((await search('not delayed')).success, true);
+      assert.ok(Date.now() - t1 < took, `the next one answered in ${Date.now() - t1} ms, quicker than the delayed one (${took} ms)`);
+      await clearRules();
+    });
+
+    test('duplicate a request: the app runs it once (§7.3.7) and the runtime gets one answer', async () => {
+      const cart = await cartCount();
+      await addRule({ direction: 'to-client', type: 'action:request', surface: 'catalog', action: 'add_to_cart', fault: 'duplicate', maxCount: 1 });
+      const r = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-travel', quantity: 1 } });
+      assert.equal(r.success, true);
+      // The copy reached the app: its client logged the repeat it did not run again.
+      await until(async () => (await activity()).some((a) => a.requestId === r.requestId && /^repeat-/.test(a.kind)), 'the copy seen by the app as a repeat', SLOW_MS, 50);
+      // A later exchange as the positive witness, then the counts.
+      assert.equal((await search('after duplicate')).success, true);
+      assert.equal(await cartCount(), cart + 1, 'run once');
+      assert.equal(resultsFor(demo.runtime.events, r.requestId).length, 1, 'answered once');
+      await clearRules();
+    });
+
+    test("takeover: the real runtime's requests are held back, the stand-in's request is answered; given back, the runtime is answered again", async () => {
+      await tab('runtime');
+      await clickButton(panel, 'Take over socket.io:', { prefix: true, timeout: SLOW_MS });
+      await waitIn(panel, 'the stand-in banner', () => /Stand-in runtime: the app's runtime is held back from socket\.io/.test(document.querySelector('[data-testid=stand-in-banner]')?.textContent ?? ''), null);
+      // The real runtime's own request no longer reaches the page: it times out.
+      const held = await search('held back', 2000);
+      assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime got no answer while the stand-in holds its seat");
+      assert.ok(!(await activity()).some((a) => a.requestId === held.requestId), 'the app never saw that request');
+
+      await waitIn(panel, 'catalog offered', () => [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === 'catalog' && o.dataset.mounted === 'true'), null, SLOW_MS);
+      await choose(panel, 'Surface', 'catalog');
+      await choose(panel, 'Action', 'search');
+      await waitIn(panel, 'the params box', () => !!document.querySelector('textarea[aria-label="Params JSON"]'), null);
+      await fill(panel, 'textarea[aria-label="Params JSON"]', JSON.stringify({ query: 'stand-in mug' }));
+      await clickButton(panel, 'Send as stand-in');
+      const requestId = await waitIn(
+        panel,
+        "the stand-in's answer",
+        () => {
+          const row = document.querySelector('[data-testid=stand-in-calls] tbody tr');
+          return /^success/.test(row?.querySelector('[data-testid=stand-in-answer]')?.textContent ?? '') ? row!.getAttribute('data-request-id') : null;
+        },
+        null,
+        SLOW_MS,
+      );
+      // The app ran it (its own log); the real runtime neither sent it nor got its answer.
+      assert.ok((await activity()).some((a) => a.requestId === requestId && a.kind === 'result'), 'the page answered the stand-in request');
+      assert.equal(demo.runtime.events.some((e) => requestIdOf(e.payload) === requestId), false, "the app's runtime never saw the stand-in's exchange");
+
+      await clickButton(panel, 'Give back socket.io:', { prefix: true });
+      await waitIn(panel, 'the banner gone', () => !document.querySelector('[data-testid=stand-in-banner]'), null);
+      const back = await search('given back', SLOW_MS);
+      assert.equal(back.success, true, 'given back: the runtime is answered');
+    });
+
+    test('disconnect: the socket closes, the runtime sees it and fails the request SURFACE_UNAVAILABLE (§7.6.1); the client comes back', async () => {
+      await addRule({ direction: 'to-client', type: 'action:request', surface: 'catalog', action: 'search', fault: 'disconnect', code: 4001, reason: 'closed by a Firefox rule', maxCount: 1 });
+      const r = await search('disconnect', SLOW_MS);
+      assert.equal(r.success, false);
+      assert.equal(r.error?.code, 'SURFACE_UNAVAILABLE');
+      assert.ok(demo.runtime.events.some((e) => e.clientId === client && e.type === 'x-disconnect'), 'the runtime saw the client go');
+      await clearRules();
+      await until(() => demo.runtime.clients().some((c) => c !== client), 'a new connection', SLOW_MS, 50);
+      client = await demo.runtime.waitForClient(SLOW_MS);
+      assert.equal((await search('reconnected', SLOW_MS)).success, true, 'the new connection is answered');
+    });
+  });
+
+  describe('plain WebSocket (the notifications client, /ws-json)', () => {
+    const list = (ws: string, timeoutMs?: number) => demo.wsRuntime.request(ws, { surfaceId: 'notifications', actionId: 'list', params: {}, ...(timeoutMs ? { timeoutMs } : {}) });
+
+    test("drop the client's answer: the runtime gets nothing until it sends the request again, then the answer (§7.3.7)", async () => {
+      const ws = await demo.wsRuntime.waitForClient();
+      await addRule({ direction: 'from-client', transport: 'websocket', surface: 'notifications', action: 'list', fault: 'drop-answer', maxCount: 1 });
+      const first = await list(ws, 1500);
+      assert.equal(first.error?.code, 'TIMEOUT', 'the runtime got no answer');
+      assert.ok((await activity()).some((a) => a.requestId === first.requestId && a.kind === 'result'), 'the app answered it');
+      assert.equal(resultsFor(demo.wsRuntime.events, first.requestId).length, 0);
+      // The same request again (same requestId), as a runtime repeats one; answered once the re-answer interval passed.
+      const request = demo.wsRuntime.events.find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === first.requestId)!.payload;
+      await until(
+        () => {
+          demo.wsRuntime.send(ws, 'action:request', request);
+          return new Promise<boolean>((res) => setTimeout(() => res(resultsFor(demo.wsRuntime.events, first.requestId).length === 1), REANSWER_MS));
+        },
+        'the repeat answered',
+        SLOW_MS,
+        10,
+      );
+      await clearRules();
+    });
+
+    test('delay and duplicate: a request answered no sooner than the delay; a copied request answered once', async () => {
+      const ws = await demo.wsRuntime.waitForClient();
+      await addRule({ direction: 'to-client', type: 'action:request', transport: 'websocket', fault: 'delay', ms: 700, maxCount: 1 });
+      const t0 = Date.now();
+      assert.equal((await list(ws)).success, true);
+      assert.ok(Date.now() - t0 >= 700, `answered after ${Date.now() - t0} ms`);
+      await clearRules();
+
+      await addRule({ direction: 'to-client', type: 'action:request', transport: 'websocket', fault: 'duplicate', maxCount: 1 });
+      const once = await list(ws);
+      assert.equal(once.success, true);
+      await until(async () => (await activity()).some((a) => a.requestId === once.requestId && /^repeat-/.test(a.kind)), 'the copy seen by the app as a repeat', SLOW_MS, 50);
+      assert.equal((await list(ws)).success, true, 'a later exchange');
+      assert.equal(resultsFor(demo.wsRuntime.events, once.requestId).length, 1, 'answered once');
+      await clearRules();
+    });
+
+    test('disconnect: the server reads the close code and reason the rule gave; the client connects again', async () => {
+      const ws = await demo.wsRuntime.waitForClient();
+      await addRule({ direction: 'to-client', type: 'action:request', transport: 'websocket', fault: 'disconnect', code: 4002, reason: 'ws closed by a Firefox rule', maxCount: 1 });
+      const r = await list(ws, SLOW_MS);
+      assert.equal(r.success, false);
+      assert.equal(r.error?.code, 'SURFACE_UNAVAILABLE');
+      const closed = demo.wsRuntime.events.find((e) => e.clientId === ws && e.type === 'x-disconnect');
+      assert.deepEqual(closed?.payload, { code: 4002, reason: 'ws closed by a Firefox rule' });
+      await clearRules();
+      await until(() => demo.wsRuntime.clients().some((c) => c !== ws), 'the client back on a new socket', SLOW_MS, 50);
+      const again = await demo.wsRuntime.waitForClient(SLOW_MS);
+      assert.equal((await list(again, SLOW_MS)).success, true, 'the new socket is answered');
+    });
+  });
+});
