@@ -8,7 +8,7 @@
 import type { CaptureBuffer } from './capture-buffer.ts';
 import { deliverToSocket, sockets } from './taps/websocket.ts';
 import { framePath, windowAt } from './taps/post-message.ts';
-import { directClients } from './taps/direct.ts';
+import { acknowledgeHeld, directClients } from './taps/direct.ts';
 import type { InjectCommand } from '../src/messages.ts';
 
 export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: true } | { ok: false; error: string } {
@@ -34,9 +34,13 @@ export function inject(buffer: CaptureBuffer, command: InjectCommand): { ok: tru
     }
     case 'direct': {
       if (target.hook !== buffer.hook) return { ok: false, error: 'not this frame' };
+      if (command.resultAck) {
+        // The stand-in's word on a result held for it: to the client's onAcknowledged, as the runtime side would.
+        return acknowledgeHeld(target.client, command.resultAck.seq, command.resultAck.value) ? { ok: true } : { ok: false, error: 'no held result of that seq awaits an acknowledgment' };
+      }
       const entry = directClients.get(target.client);
       if (!entry || entry.handlers.size === 0) return { ok: false, error: 'the transport has no action handler' };
-      buffer.heldAnswers.hold(command.hold, target.client);
+      buffer.heldAnswers.hold(command.hold, target.client, command.selfAck === true);
       const receipt = () => {};
       buffer.injecting(() => {
         entry.handlers.forEach((handler) => handler(command.request, command.wantReceipt ? receipt : undefined));

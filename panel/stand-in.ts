@@ -18,9 +18,10 @@
  * results itself, refusing one when a `refuse-result` rule of the Faults
  * view takes it (decided here with the rules' seed, as the fixture does,
  * since these answers never pass the hook's rules: they are held from the
- * app's runtime); the client then re-sends it trimmed (§7.3.6). A direct
- * transport's answer is accepted by the hook; WebSocket and postMessage
- * carry no acknowledgment of a result.
+ * app's runtime); the client then re-sends it trimmed (§7.3.6). On a direct
+ * transport it does the same through the client's `onAcknowledged` callback,
+ * which the hook keeps for it; WebSocket and postMessage carry no
+ * acknowledgment of a result.
  */
 import { batch, signal } from '@preact/signals';
 import { StandIn, APPROVAL_ASK, type CallOutcome, type CallSpec, type StandInOutput } from '../src/runtime/stand-in.ts';
@@ -389,13 +390,11 @@ export class StandInSeats {
     const client = this.deps.recorder().clients.get(key);
     const word = note
       ? `acknowledgment ${note}`
-      : client?.kind === 'socket.io'
+      : client?.kind === 'socket.io' || client?.kind === 'direct'
         ? out.value.ok
           ? 'accepted { ok: true }'
           : `refused: ${out.value.error}`
-        : client?.kind === 'direct'
-          ? 'accepted { ok: true } (by the hook)'
-          : 'none: the transport carries no acknowledgment of a result';
+        : 'none: the transport carries no acknowledgment of a result';
     this.calls.value = this.calls.peek().map((r) => (r.client === key && r.requestId === rid ? { ...r, acks: [...r.acks, word] } : r));
   }
 

@@ -121,6 +121,12 @@ export interface InjectCommand {
   wantReceipt?: boolean;
   /** The sender acknowledges the held answers itself (the stand-in runtime, which may refuse one, §7.3.6): the hook does not accept them (additive within protocol 2). */
   selfAck?: true;
+  /**
+   * direct: no request; the sender's acknowledgment of the held result the hook captured with this seq, handed to the
+   * client's `onAcknowledged` callback (the transport interface's, §7.3.6), which a `selfAck` hold kept for it
+   * (additive within protocol 2).
+   */
+  resultAck?: { seq: number; value: unknown };
   /** Markers (the requestId, an ack id) of answers to keep from the app's runtime; empty to let them through. */
   hold: string[];
 }
@@ -354,6 +360,7 @@ export function readHookCommand(x: unknown): HookCommand | null {
         ...('request' in x ? { request: x.request } : {}),
         ...(x.wantReceipt === true ? { wantReceipt: true } : {}),
         ...(x.selfAck === true ? { selfAck: true as const } : {}),
+        ...(isRecord(x.resultAck) && Number.isSafeInteger(x.resultAck.seq) ? { resultAck: { seq: x.resultAck.seq as number, value: x.resultAck.value } } : {}),
       };
     }
     default:

@@ -30,6 +30,27 @@ export interface DirectClient {
   client: CapturedClient;
   /** The app's action handlers, as wrapped: an injected request goes through them like a real one. */
   handlers: Set<Fn>;
+  /**
+   * Held results whose requester (a stand-in runtime) acknowledges them itself, by the seq they were captured with:
+   * the client's `onAcknowledged`, as recorded, waiting for `acknowledgeHeld`. Oldest first.
+   */
+  awaitingAck: Map<number, (value: unknown) => void>;
+}
+
+/** Held results a client's requester may still acknowledge; past this the oldest is accepted in its place, as before selfAck. */
+export const MAX_AWAITING_ACKS = 64;
+
+/**
+ * The requester's acknowledgment of a held result (`{ ok: true }`, or a refusal, §7.3.6), handed to the client's
+ * `onAcknowledged` as the runtime side of the transport would; false when none awaits under that seq.
+ */
+export function acknowledgeHeld(clientId: string, seq: number, value: unknown): boolean {
+  const waiting = directClients.get(clientId)?.awaitingAck;
+  const ack = waiting?.get(seq);
+  if (!waiting || !ack) return false;
+  waiting.delete(seq);
+  ack(value);
+  return true;
 }
 
 export const directClients: Map<string, DirectClient> = new SafeMap();
@@ -135,7 +156,7 @@ export function installDirectHook(buffer: CaptureBuffer): void {
       buffer.record(client, 'error', { note: `could not attach the transport: reading its methods threw ${reasonOf(e)}` });
       return () => {};
     }
-    const entry: DirectClient = { client, handlers: new SafeSet() };
+    const entry: DirectClient = { client, handlers: new SafeSet(), awaitingAck: new SafeMap() };
     /** One sink per direction and method, made once: a call records only its copied value, a timestamp and its seq. */
     const sinks: Map<string, Sink> = new SafeMap();
     const sinkFor = (dir: 'in' | 'out', method: string): Sink => {
@@ -227,7 +248,18 @@ export function installDirectHook(buffer: CaptureBuffer): void {
                 // Never into the app.
               }
               if (typeof onAcknowledged === 'function') {
-                microtask(() => buffer.injecting(() => (wrapAck(acks, onAcknowledged, seq) as Fn)({ ok: true })));
+                const accept = (value: unknown) => buffer.injecting(() => (wrapAck(acks, onAcknowledged, seq) as Fn)(value));
+                if (seq > 0 && buffer.heldAnswers.selfAcked(copied.text, client.id)) {
+                  // Its requester may refuse it (§7.3.6): kept until its word comes (acknowledgeHeld), bounded.
+                  const waiting = entry.awaitingAck;
+                  if (waiting.size >= MAX_AWAITING_ACKS) {
+                    const oldest = firstKey(waiting) as number;
+                    const ack = waiting.get(oldest)!;
+                    waiting.delete(oldest);
+                    microtask(() => ack({ ok: true }));
+                  }
+                  waiting.set(seq, (value) => microtask(() => accept(value)));
+                } else microtask(() => accept({ ok: true }));
               }
               return undefined;
             }

@@ -4,18 +4,20 @@
  * Requests go through `planInjection` (the panel's Inject: a Socket.IO EVENT
  * with an ack id for the receipt, plain JSON, a postMessage from the peer, a
  * direct call), with the client's answers held from the app's real runtime.
- * A result's acknowledgment exists only where the transport carries one: on
- * Socket.IO the stand-in sends the ACK of the client's emit itself,
- * accepting or refusing (its requests ask the hook to leave that to it,
- * `selfAck`); a direct transport's held answer is accepted by the hook as
- * the app's runtime would; plain WebSocket and postMessage carry none.
+ * A result's acknowledgment exists only where the transport carries one, and
+ * there the stand-in gives it, accepting or refusing (its requests ask the
+ * hook to leave that to it, `selfAck`): on Socket.IO the ACK of the client's
+ * emit; on a direct transport the client's `onAcknowledged` callback of
+ * `sendResult` (the transport interface's, §7.3.6), which the hook keeps for
+ * it. Plain WebSocket and postMessage carry none.
  */
 import type { HoldCommand, InjectCommand } from '../messages.ts';
 import { encodeSocketIOAck, encodeSocketIOEvent, stringifyJson } from '../protocol/index.ts';
 import { pairingKey } from '../capture/captured-items.ts';
 import { INJECT_ACK_BASE, planInjection, whyNotInjectable } from '../session/wire/injection.ts';
 import type { WireClient } from '../session/wire/wire.ts';
-import { socketIOAckId, type StandInOutput } from './stand-in.ts';
+import { parseEventId } from '../capture/contract.ts';
+import { socketIOAckId, type ResultAck, type StandInOutput } from './stand-in.ts';
 import { takeoverRule, type FaultRule } from './faults.ts';
 
 /**
@@ -72,8 +74,8 @@ export function planOutput(client: WireClient, out: StandInOutput, ids: WireIds)
       const wantReceipt = client.kind === 'socket.io' || client.kind === 'direct';
       const plan = planInjection(client, out.request, { id: ids.id(), wantReceipt, letThrough: false, ackId: ids.ackId() });
       if (!plan.ok) return plan;
-      // On Socket.IO the stand-in acknowledges the client's results itself (and may refuse one, §7.3.6): the hook leaves them to it.
-      const command = client.kind === 'socket.io' ? { ...plan.command, selfAck: true as const } : plan.command;
+      // On Socket.IO and direct the stand-in acknowledges the client's results itself (and may refuse one, §7.3.6): the hook leaves them to it.
+      const command = client.kind === 'socket.io' || client.kind === 'direct' ? { ...plan.command, selfAck: true as const } : plan.command;
       const commands: AddressedHookCommand[] = [{ command, frameId: plan.frameId ?? client.frameId }];
       // The hold has an id of its own: a host that waits for the hook's answer to it (the panel) tells the two answers apart.
       if (plan.hold) commands.unshift({ command: { ...plan.hold.command, id: ids.id() }, frameId: plan.hold.frameId });
@@ -81,11 +83,7 @@ export function planOutput(client: WireClient, out: StandInOutput, ids: WireIds)
     }
     case 'ack': {
       if (client.kind === 'socket.io') return planSocketIOAck(client, out, ids);
-      // A direct transport's held answer is accepted by the hook as the app's runtime would ({ ok: true }): there is no
-      // command to call the client's callback later, so a refusal cannot follow it.
-      if (client.kind === 'direct') {
-        return out.value.ok ? { ok: true, commands: [] } : { ok: false, error: 'a direct transport\'s held answer is accepted by the hook; the stand-in cannot refuse it' };
-      }
+      if (client.kind === 'direct') return planDirectAck(client, out, ids);
       return { ok: true, commands: [], note: `a ${client.kind} transport carries no acknowledgment of a result` };
     }
     case 'event':
@@ -101,6 +99,26 @@ export function planSocketIOAck(client: WireClient, out: Extract<StandInOutput, 
   if (why || client.inject?.via !== 'websocket') return { ok: false, error: why ?? 'not reachable' };
   const frame = encodeSocketIOAck({ namespace: client.namespace ?? '/', ackId, args: [out.value] });
   return { ok: true, commands: [{ command: { type: 'hook:inject', id: ids.id(), target: client.inject, frame, hold: [] }, frameId: client.inject.frameId }] };
+}
+
+/**
+ * The value a direct transport's `onAcknowledged` gets. The transport interface types a refusal `{ ok: false, reason }`
+ * (OUIAcknowledgment), while §7.3.6 words it `{ ok: false, error }` for Socket.IO: a refusal carries both, so a client
+ * reading either finds why.
+ */
+export function directAckValue(v: ResultAck): { ok: true } | { ok: false; reason: string; error: string } {
+  return v.ok ? { ok: true } : { ok: false, reason: v.error, error: v.error };
+}
+
+/** The acknowledgment of a direct client's held result, accepting or refusing it: to its `onAcknowledged`, through the hook. */
+export function planDirectAck(client: WireClient, out: Extract<StandInOutput, { kind: 'ack' }>, ids: WireIds): WirePlan {
+  const target = client.inject;
+  const why = whyNotInjectable(client);
+  if (why || target?.via !== 'direct') return { ok: false, error: why ?? 'not reachable' };
+  const at = parseEventId(out.of.id);
+  const seq = at && /^\d+$/.test(at.seq) ? Number(at.seq) : undefined;
+  if (seq === undefined || seq < 1) return { ok: false, error: 'the result is not one the hook captured (no seq)' };
+  return { ok: true, commands: [{ command: { type: 'hook:inject', id: ids.id(), target, hold: [], resultAck: { seq, value: directAckValue(out.value) } }, frameId: target.frameId }] };
 }
 
 /** An event of any type to the client, as its runtime would send it; answers naming `holdMarker` kept from the real runtime. */

@@ -189,3 +189,28 @@ describe('approvals (000_…: "Its approval store issues a single-use grant when
     assert.equal((s.outcome(callId) as { status: string }).status, 'not-sent');
   });
 });
+
+describe('§7.3.6 on a direct transport (the transport interface: "sendResult(result, onAcknowledged?)" … "accepted, or refused with its reason")', () => {
+  const DIRECT: WireClient = { key: 'd1', kind: 'direct', label: 'help', origin: 'http://a.test', frameUrl: 'http://a.test/', frameId: 3, inject: { via: 'direct', frameId: 3, hook: 'h9', client: 'd7' } };
+
+  it('the stand-in\'s requests leave the acknowledgment of their results to it (selfAck), and its refusal goes to the held result\'s onAcknowledged by the seq it was captured with', async () => {
+    const { WireIds, planOutput } = await import('../../src/runtime/stand-in-wire.ts');
+    const s = new StandIn(DIRECT, { refuse: (r) => (r.delivery ? null : 'too large') });
+    const ids = new WireIds('t');
+    const req = requests(s.call({ surfaceId: 'help', actionId: 'open', params: {} }, 0).outputs)[0]!;
+    const plan = planOutput(DIRECT, req, ids);
+    assert.ok(plan.ok);
+    assert.equal((plan.commands[0]!.command as { selfAck?: boolean }).selfAck, true);
+    // The hook's capture of the client's sendResult: seq 42 of its client d7, asking for an acknowledgment.
+    const captured: WireEvent = { id: 'h9/d7/42', client: 'd1', t: 1, dir: 'out', kind: 'event', type: 'action:result', payload: { requestId: req.request.requestId, success: true, timestamp: 1 }, wantsAck: true, size: 1 };
+    const ack = s.observe([captured], 1).find((o) => o.kind === 'ack')!;
+    const out = planOutput(DIRECT, ack, ids);
+    assert.ok(out.ok);
+    const command = out.commands[0]!.command as { type: string; target: unknown; request?: unknown; resultAck?: unknown };
+    assert.equal(out.commands[0]!.frameId, 3);
+    assert.equal(command.type, 'hook:inject');
+    assert.equal(command.request, undefined, 'no request: the handlers are not called');
+    // OUIAcknowledgment types a refusal { ok: false, reason }; §7.3.6 words it { ok: false, error }: both are there.
+    assert.deepEqual(command.resultAck, { seq: 42, value: { ok: false, reason: 'too large', error: 'too large' } });
+  });
+});

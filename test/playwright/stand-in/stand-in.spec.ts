@@ -186,6 +186,25 @@ test('a refuse-result rule: the stand-in refuses the shop’s result ({ ok: fals
   expect(whole.delivery).toBeUndefined();
 });
 
+test('a refuse-result rule on a direct transport: the refusal reaches the client\'s onAcknowledged, which re-sends trimmed (§7.3.6)', async ({ page, oui }) => {
+  await ready(page);
+  await oui.faults.add({ id: 'too-big-direct', match: { surfaceId: 'help', actionId: 'open_article' }, fault: { kind: 'refuse-result', error: 'too large here' }, maxCount: 1 });
+  const result = await oui.call('help', 'open_article', { articleId: 'returns' });
+  expect(result.success, JSON.stringify(result.error)).toBe(true);
+  expect(result.delivery).toMatchObject({ trimmed: true, reason: 'too large here' });
+  // The page's own log of its client: it was told of the refusal and re-sent the result trimmed.
+  const activity = await page.evaluate(() => (window as unknown as { __demo: { activity(): Array<{ requestId: string; kind: string }> } }).__demo.activity());
+  expect(activity.filter((a) => a.requestId === result.requestId).map((a) => a.kind)).toContain('trimmed');
+  await expect(page.locator('#help-article')).toHaveAttribute('data-article-id', 'returns');
+  // The transport interface types a refusal { ok: false, reason }, §7.3.6 words it { ok: false, error }: the client got both.
+  const events = await oui.events();
+  const results = events.filter((e) => e.type === 'action:result' && e.dir === 'out' && (e.payload as { requestId?: string }).requestId === result.requestId);
+  expect(results.length).toBe(2);
+  const acks = results.map((r) => events.find((e) => e.kind === 'ack' && e.ackOf === r.id)?.payload);
+  expect(acks).toEqual([{ ok: false, reason: 'too large here', error: 'too large here' }, { ok: true }]);
+  await oui.faults.clear();
+});
+
 test('an async action: the interim result is not the end, oui.call resolves with the final one (§7.3.3)', async ({ page, oui }) => {
   await ready(page);
   expect((await oui.call('shop-nav', 'navigate', { route: '/orders' })).success).toBe(true);
