@@ -93,6 +93,11 @@ export interface Carrier {
   close?(code: number, reason: string): void;
   /** Inbound: a Socket.IO ack to the app (for a refused result). Outbound results only. */
   ackToApp?(value: unknown, mark: Mark): void;
+  /**
+   * Runs `fn` in `ms` instead of the hook's own timer: a long-polling tap
+   * holds the poll response or POST that carried the event until then.
+   */
+  defer?(ms: number, fn: () => void): void;
 }
 
 export interface Mark {
@@ -213,12 +218,22 @@ export function createHookFaults(buffer: CaptureBuffer): HookFaults {
   /** `inbound`: the app (or this window) is the receiver, so a late delivery is recorded when it happens. */
   function apply(rule: FaultRule, fault: Fault, mark: Mark, x: { inbound: boolean; ev: WireOui; encode: (payload: unknown, ackId?: string | null) => unknown; carrier: Carrier; original: unknown }): boolean {
     const { inbound, ev, encode, carrier, original } = x;
+    const wait = (ms: number, fn: () => void) => {
+      if (!carrier.defer) return later(ms, fn);
+      carrier.defer(ms, () => {
+        try {
+          fn();
+        } catch {
+          // Never into the app.
+        }
+      });
+    };
     /** Delivered later: an inbound event is recorded when the app gets it; an outbound one when the app sent it (now), and goes out unrecorded. */
     const deferred = (ms: number) => {
-      if (inbound) later(ms, () => carrier.deliver(original, mark));
+      if (inbound) wait(ms, () => carrier.deliver(original, mark));
       else {
         carrier.record(original, mark);
-        later(ms, () => carrier.deliver(original));
+        wait(ms, () => carrier.deliver(original));
       }
       return true;
     };

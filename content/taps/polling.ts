@@ -10,6 +10,8 @@ import { disguise, ownerOf, replaceProperty } from '../disguise.ts';
 import { BoundedMap } from '../bounded-map.ts';
 import { SafeWeakMap, exec, indexOf, slice } from '../primordials.ts';
 import type { VirtualServer } from '../virtual/server.ts';
+import { faultsOn } from '../faults.ts';
+import { createPollingFaults, type PollingFaults } from './polling-faults.ts';
 
 const ENGINE_URL = /[?&]EIO=\d/;
 const { apply } = Reflect;
@@ -44,8 +46,10 @@ export function tapPolling(buffer: CaptureBuffer, virtual?: VirtualServer): { re
     }
   }
 
-  tapXhr(buffer, clientFor, recordBody, virtual);
-  tapFetch(buffer, clientFor, recordBody, virtual);
+  // Fault rules in this phase (polling-faults.ts): consulted only while a rule is on or something is still owed.
+  const faults = createPollingFaults(buffer, (url) => clientFor(url));
+  tapXhr(buffer, clientFor, recordBody, faults, virtual);
+  tapFetch(buffer, clientFor, recordBody, faults, virtual);
   return { evicted: () => clients.evicted };
 }
 
@@ -69,7 +73,7 @@ function served(virtual: VirtualServer | undefined, url: string | undefined): vi
   }
 }
 
-function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody, virtual?: VirtualServer): void {
+function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody, faults: PollingFaults, virtual?: VirtualServer): void {
   // globalThis: the same tap runs in a page and in a worker (content/workers).
   const proto = globalThis.XMLHttpRequest?.prototype;
   if (!proto) return;
@@ -83,8 +87,12 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
     disguise(nativeOpen, (target, xhr, args) => {
       try {
         const url = String(args[1]);
-        if (exec(ENGINE_URL, url)) urls.set(xhr as XMLHttpRequest, absolute(url));
-        else urls.delete(xhr as XMLHttpRequest);
+        if (exec(ENGINE_URL, url)) {
+          const full = absolute(url);
+          urls.set(xhr as XMLHttpRequest, full);
+          // First of its listeners: a poll response is faulted before the app's handler reads it.
+          faults.opened(xhr as XMLHttpRequest, full, String(args[0]));
+        } else urls.delete(xhr as XMLHttpRequest);
       } catch {
         // Not ours to look at.
       }
@@ -99,13 +107,15 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
       const xhr = thisArg as XMLHttpRequest;
       const url = urls.get(xhr);
       const virtualOne = served(virtual, url);
-      const result = virtualOne ? virtual.xhr(xhr, url!, args[0]) : apply(target, thisArg, args);
+      const result = virtualOne ? virtual.xhr(xhr, url!, args[0]) : url && (faultsOn || faults.busy()) ? faults.xhrSend(xhr, url, args[0], (body) => apply(target, thisArg, [body])) : apply(target, thisArg, args);
       if (url) {
         try {
           const client = clientFor(url, virtualOne);
-          recordBody(client, url, 'out', args[0]);
+          if (!faults.recorded(xhr)) recordBody(client, url, 'out', args[0]);
           buffer.natives.listen(xhr, 'load', () => {
             try {
+              // Recorded packet by packet where the rules read it.
+              if (faults.recorded(xhr)) return;
               const type = xhr.responseType;
               recordBody(client, url, 'in', type === '' || type === 'text' ? xhr.responseText : xhr.response);
             } catch {
@@ -121,7 +131,7 @@ function tapXhr(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordB
   );
 }
 
-function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody, virtual?: VirtualServer): void {
+function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: RecordBody, faults: PollingFaults, virtual?: VirtualServer): void {
   const { after } = buffer.natives;
   const nativeFetch = globalThis.fetch;
   if (typeof nativeFetch !== 'function') return;
@@ -136,6 +146,19 @@ function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: Recor
       }
     } catch {
       virtualUrl = undefined;
+    }
+    if (virtualUrl === undefined && (faultsOn || faults.busy())) {
+      // A session's poll or POST under the fault rules: they record it, packet by packet.
+      try {
+        const input = args[0];
+        const init = args[1] as RequestInit | undefined;
+        if (!(input instanceof Request) && exec(ENGINE_URL, String(input))) {
+          const faulted = faults.fetch(absolute(input), init?.body, (body) => apply(target, thisArg, body === undefined ? args : [input, { ...init, body }]) as Promise<Response>);
+          if (faulted) return faulted;
+        }
+      } catch {
+        // The app's fetch goes as it was.
+      }
     }
     const promise = (virtualUrl !== undefined ? virtual!.fetch(virtualUrl, (args[1] as RequestInit | undefined)?.body) : apply(target, thisArg, args)) as Promise<Response>;
     try {

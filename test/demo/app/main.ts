@@ -12,7 +12,8 @@
  * 4. In-process, through the direct-call transport handed to
  *    `window.__OUI_DEVTOOLS_HOOK__`: help, driven by the in-page assistant.
  *
- * Works without the DevTools extension. Query parameters: `transport=websocket`,
+ * Works without the DevTools extension. Query parameters: `transport=websocket`
+ * (or `polling`, `fetch-polling`: long-polling only),
  * `reanswerMs=N` (the §7.3.7 re-answer interval, default 8000), and, for the
  * tests that must catch a wrong client, `broken=` one or more of (comma-separated):
  * - `result-id`: the shop client (Socket.IO) answers every request with a
@@ -310,10 +311,18 @@ function askUser(client: OUIClient) {
 
 // 1. Socket.IO
 const transportParam = qs.get('transport');
-// `?transport=fetch`: long-polling over fetch() instead of XMLHttpRequest, then the upgrade.
+// `?transport=fetch`: long-polling over fetch() instead of XMLHttpRequest, then the upgrade; `polling` / `fetch-polling`: long-polling only (XMLHttpRequest / fetch), never upgraded.
 const socket = io(
   '/oui',
-  transportParam === 'websocket' ? { transports: ['websocket'] } : transportParam === 'fetch' ? { transports: [Fetch, EngineWebSocket] } : {},
+  transportParam === 'websocket'
+    ? { transports: ['websocket'] }
+    : transportParam === 'fetch'
+      ? { transports: [Fetch, EngineWebSocket] }
+      : transportParam === 'polling'
+        ? { transports: ['polling'] }
+        : transportParam === 'fetch-polling'
+          ? { transports: [Fetch] }
+          : {},
 );
 let engineTransport = 'connecting';
 socket.io.on('open', () => {
