@@ -199,6 +199,72 @@ describe('stand-in runtime in the panel', () => {
     await page.waitForSelector('#help-article[data-article-id="returns"]', { timeout: SLOW_MS });
   });
 
+  test('postMessage takeover: the stand-in answers once the host frame holds; the real runtime\'s request sent in the same moment never reaches the widget', async () => {
+    // What the host page's own listeners see (added after the hook's, as the app's are): an answer held from the app's runtime never shows here.
+    await page.evaluate(() => {
+      const w = window as unknown as { __seenResults?: string[] };
+      w.__seenResults = [];
+      window.addEventListener('message', (e) => {
+        const d = e.data as { type?: unknown; payload?: { requestId?: unknown } } | null;
+        if (d?.type === 'action:result' && typeof d.payload?.requestId === 'string') w.__seenResults!.push(d.payload.requestId);
+      });
+    });
+    const seen = () => page.evaluate(() => (window as unknown as { __seenResults: string[] }).__seenResults);
+    const hostFrame = (code: string) =>
+      page.evaluate((c) => (window as unknown as { __demo: { hostFrame(a: string, p: unknown): Promise<{ success: boolean; error?: { code: string } }> } }).__demo.hostFrame('apply_coupon', { code: c }), code);
+    // The witness works: the host's own request is answered, and its listeners see the answer.
+    assert.equal((await hostFrame('SAVE10')).success, true);
+    assert.ok((await seen()).length >= 1, "the host page's listeners see its runtime's answers");
+
+    await panel.getByRole('tab', { name: 'Runtime' }).click();
+    await panel.getByRole('button', { name: /^Take over postmessage:/ }).click();
+    await panel.getByRole('button', { name: /^Give back postmessage:/ }).waitFor();
+    const before = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('coupon-widget', 'apply_coupon', { code: 'AGENT20' });
+    // The app's runtime asks for another coupon in the same moment as the stand-in sends.
+    const [host] = await Promise.all([hostFrame('WELCOME15'), panel.getByRole('button', { name: 'Send as stand-in' }).click()]);
+    const { requestId, answer } = await newestAnswer(before + 1);
+    assert.match(answer, /^success/);
+    const frame = page.frames().find((f) => f.url().includes('frame.html'))!;
+    await frame.waitForSelector('#coupon-applied[data-code="AGENT20"]', { timeout: SLOW_MS });
+    assert.equal(host.error?.code, 'TIMEOUT', "the app's runtime got no answer: its request was held back");
+    // Had the runtime's request reached the widget after the stand-in's, its coupon would show; before it, the runtime would have had an answer.
+    assert.equal(await frame.getAttribute('#coupon-applied', 'data-code'), 'AGENT20');
+    assert.equal((await seen()).includes(requestId), false, "the widget's answer to the stand-in never reached the host page's runtime");
+
+    await panel.getByRole('button', { name: /^Give back postmessage:/ }).click();
+    await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
+    assert.equal((await hostFrame('SAVE10')).success, true, 'given back, the runtime is answered again');
+  });
+
+  test('a refuse-result rule on the direct transport: the stand-in refuses through the client\'s onAcknowledged, the client re-sends trimmed (§7.3.6)', async () => {
+    await panel.getByRole('tab', { name: 'Faults' }).click();
+    await panel.getByLabel('Direction').selectOption({ label: 'from the client (app → runtime)' });
+    await panel.getByLabel('Surface', { exact: true }).selectOption('help');
+    await panel.getByLabel('Action', { exact: true }).selectOption('open_article');
+    await panel.getByLabel('Fault', { exact: true }).selectOption({ label: 'Refuse the result' });
+    await panel.getByLabel('Error', { exact: true }).fill('too big for direct');
+    await panel.getByLabel('At most (times)').fill('1');
+    await panel.getByRole('button', { name: 'Add rule' }).click();
+    await panel.getByTestId('faults-banner').waitFor();
+
+    const before = await panel.locator('[data-testid=stand-in-calls] tbody tr').count();
+    await compose('help', 'open_article', { articleId: 'shipping' });
+    await panel.getByRole('button', { name: 'Send as stand-in' }).click();
+    const { requestId, answer } = await newestAnswer(before + 1);
+    assert.match(answer, /^success/);
+    assert.match(answer, /\(re-sent trimmed, without \S/);
+    const row = panel.getByRole('table', { name: 'Stand-in requests' }).locator('tbody tr').first();
+    assert.equal((await row.locator('td').nth(4).innerText()).trim(), 'refused: too big for direct; accepted { ok: true }');
+    // The page's own log: its client was told of the refusal and re-sent the result trimmed.
+    const kinds = await page.evaluate((id) => (window as unknown as { __demo: { activity(): Array<{ requestId: string; kind: string }> } }).__demo.activity().filter((a) => a.requestId === id).map((a) => a.kind), requestId);
+    assert.ok(kinds.includes('trimmed'), `the client re-sent trimmed (${kinds.join(', ')})`);
+    await page.waitForSelector('#help-article[data-article-id="shipping"]', { timeout: SLOW_MS });
+    await panel.getByRole('tab', { name: 'Faults' }).click();
+    await panel.getByRole('button', { name: 'Clear all rules' }).click();
+    await panel.getByTestId('faults-banner').waitFor({ state: 'detached' });
+  });
+
   test("a refuse-result rule of the Faults view: the stand-in refuses the client's result, the client re-sends it trimmed (§7.3.6) and the stand-in accepts that", async () => {
     await panel.getByRole('tab', { name: 'Faults' }).click();
     await panel.getByLabel('Direction').selectOption({ label: 'from the client (app → runtime)' });
