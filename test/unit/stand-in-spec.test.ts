@@ -2,7 +2,7 @@
  * An audit of the stand-in runtime against the spec's runtime rules (issue 21):
  * re-sends, TIMEOUT, SURFACE_UNAVAILABLE, knownSurfaces, approvals and
  * reconnection. Each test names the section and quotes the sentence its
- * expectation comes from (/work/shared/spec: 000_… for §7.3.4's hash rules,
+ * expectation comes from (the spec texts: 000_… for §7.3.4's hash rules,
  * §7.3.6 and §7.3.7; 001_… for §7.2, §7.5 and §7.6.1; the approval types of
  * 000_…). Hashes are checked with the demo's independent implementation.
  */
