@@ -20,6 +20,13 @@ let client: string;
 
 /** The §7.3.7 re-answer interval the page's client runs with here (its `?reanswerMs`). */
 const REANSWER_MS = 300;
+/** How long the page's approval grants last (its `?grantTtlMs`): short, so a grant used past its time is quick to test. */
+const GRANT_TTL_MS = 5000;
+
+type Logged = DemoServer['runtime']['events'][number];
+const requestIdOf = (p: unknown) => (p as { requestId?: string } | undefined)?.requestId;
+/** The runtime's own log entry of one kind for one request. */
+const logged = (dir: 'in' | 'out', type: string, requestId: string): Logged | undefined => demo.runtime.events.find((e) => e.dir === dir && e.type === type && requestIdOf(e.payload) === requestId);
 
 const search = (query: string, timeoutMs?: number) => demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query }, ...(timeoutMs ? { timeoutMs } : {}) });
 
@@ -34,7 +41,7 @@ describe('faults on Socket.IO over WebSocket', () => {
     demo = await startDemoServer();
     browser = await launch({ viewport: { width: 1400, height: 900 }, rows: 'events' });
     page = await browser.context.newPage();
-    await page.goto(`${demo.url}?transport=websocket&reanswerMs=${REANSWER_MS}`);
+    await page.goto(`${demo.url}?transport=websocket&reanswerMs=${REANSWER_MS}&grantTtlMs=${GRANT_TTL_MS}`);
     client = await demo.runtime.waitForClient();
     panel = await openPanelPage(browser, await tabIdOf(browser, page));
     // The panel has the capture: the surfaces registered are rows of its Timeline.
@@ -185,6 +192,45 @@ describe('faults on Socket.IO over WebSocket', () => {
       SLOW_MS,
       20,
     );
+    await clearRules(panel);
+  });
+
+  test("delay the client's receipts: the runtime gets the receipt no sooner than the delay, and the result on time", async () => {
+    const rule = await addRule(panel, { direction: 'from the client (app → runtime)', type: 'ack', surface: 'catalog', action: 'search', fault: 'Delay acknowledgments', ms: 800, maxCount: 1 });
+    const r = await search('late receipt');
+    assert.equal(r.success, true);
+    await until(() => logged('in', 'receipt', r.requestId) !== undefined, 'the receipt reached the runtime', SLOW_MS, 20);
+    // On the runtime's clock: its request going out, the receipt and the result coming in.
+    const sent = logged('out', 'action:request', r.requestId)!;
+    const receipt = logged('in', 'receipt', r.requestId)!;
+    const result = logged('in', 'action:result', r.requestId)!;
+    assert.ok(receipt.t - sent.t >= 800, `the receipt came ${receipt.t - sent.t} ms after the request`);
+    assert.ok(result.t < receipt.t, 'the result was not held back with the receipt');
+    await faultedRow(rule, 'delayed');
+    await clearRules(panel);
+  });
+
+  test("expire the approval: delivered past the grant's expiresAt, the client refuses it (ACTION_DENIED) and does not run it", async () => {
+    // Something in the cart, so that clearing it would show.
+    assert.equal((await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-classic', quantity: 1 } })).success, true);
+    await page.waitForFunction(() => Number(document.querySelector('#cart-count')?.textContent) > 0);
+    const cart = Number(await page.locator('#cart-count').innerText());
+    const rule = await addRule(panel, { surface: 'cart', action: 'clear_cart', fault: 'Expire the approval (deliver late)', ms: GRANT_TTL_MS + 1000, maxCount: 1 });
+    const params = { reason: 'start_over' };
+    const granted = demo.runtime.askApproval(client, 'cart', 'clear_cart', params, { timeoutMs: SLOW_MS });
+    await page.locator('#approve-btn').click();
+    const approval = await granted;
+    const grant = demo.runtime.events.find((e) => e.dir === 'in' && e.type === 'x-approval:granted' && (e.payload as { approvalId?: string }).approvalId === approval.approvalId)!.payload as { expiresAt: number };
+    const r = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval, timeoutMs: SLOW_MS });
+    const sent = logged('out', 'action:request', r.requestId)!;
+    const answered = logged('in', 'action:result', r.requestId)!;
+    assert.ok(sent.t < grant.expiresAt, 'the runtime sent it while the grant was good');
+    assert.ok(answered.t > grant.expiresAt, 'answered past the grant');
+    // The grant no longer admits anything (OUIApprovalGrant.expiresAt): refused as any approval that does not match a grant.
+    assert.equal(r.success, false);
+    assert.equal(r.error?.code, 'ACTION_DENIED');
+    assert.equal(Number(await page.locator('#cart-count').innerText()), cart, 'the cart was not cleared');
+    await faultedRow(rule, 'delivered late');
     await clearRules(panel);
   });
 

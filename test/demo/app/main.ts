@@ -14,7 +14,8 @@
  *
  * Works without the DevTools extension. Query parameters: `transport=websocket`
  * (or `polling`, `fetch-polling`: long-polling only),
- * `reanswerMs=N` (the §7.3.7 re-answer interval, default 8000), and, for the
+ * `reanswerMs=N` (the §7.3.7 re-answer interval, default 8000), `grantTtlMs=N`
+ * (how long the shop client's approval grants last, default 60000), and, for the
  * tests that must catch a wrong client, `broken=` one or more of (comma-separated):
  * - `result-id`: the shop client (Socket.IO) answers every request with a
  *   result whose requestId is not the request's (it appends `:result`, an id
@@ -279,6 +280,8 @@ window.addEventListener('popstate', () => {
 // ------------------------------------------------------------ the clients
 
 const reanswerMs = Number(qs.get('reanswerMs')) || undefined;
+// `?grantTtlMs=N`: how long the shop client's approval grants last (default 60 s), for the tests of a grant used past its time.
+const grantTtlMs = Number(qs.get('grantTtlMs')) || undefined;
 // `?broken=…`: clients that break the protocol on purpose (see the top of this file). Empty: none.
 const broken = new Set((qs.get('broken') ?? '').split(',').filter(Boolean));
 const activity: Array<ActivityEntry & { client: string }> = [];
@@ -343,6 +346,7 @@ const shopClient = new OUIClient({
   link: socketIoLink(socket),
   route: () => state.route,
   ...(reanswerMs ? { reanswerMs } : {}),
+  ...(grantTtlMs ? { grantTtlMs } : {}),
   onApprovalAsk: (ask) => askUser(shopClient)(ask),
   onActivity: onActivity('socket.io'),
   onChange: () => changedSoon(),
