@@ -179,6 +179,11 @@ export function createDemoRuntime(nsp: Namespace, opts: { log?: boolean } = {}):
     };
     clients.set(socket.id, c);
     record(c.id, 'in', 'x-connect', { transport: socket.conn.transport.name });
+    // The WebSocket's close frame as the server read it (Socket.IO's own disconnect reason is only "transport close").
+    const watchClose = (t: unknown) =>
+      (t as { socket?: { once?(ev: 'close', fn: (code: number, reason: Buffer) => void): void } }).socket?.once?.('close', (code, reason) => record(c.id, 'in', 'x-ws-close', { code, reason: reason.toString('utf8') }));
+    if (socket.conn.transport.name === 'websocket') watchClose(socket.conn.transport);
+    socket.conn.once('upgrade', watchClose);
     log(`client ${c.id} connected (${socket.conn.transport.name})`);
 
     socket.onAny((type: string, ...args: unknown[]) => {

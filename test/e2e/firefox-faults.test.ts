@@ -15,6 +15,7 @@ import { choose, clickButton, fill, firefoxTabId, launchFirefox, openFirefoxPane
 import { startDemoServer, type DemoServer } from '../demo/server.ts';
 import { SLOW_MS, until } from '../support/wait.ts';
 import { resultsFor } from './faults-steps.ts';
+import type { OUIActionResult } from '../../src/protocol/index.ts';
 
 /** The §7.3.7 re-answer interval the page's clients run with here (`?reanswerMs`). */
 const REANSWER_MS = 300;
@@ -209,6 +210,10 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
       await tab('runtime');
       await clickButton(panel, 'Take over socket.io:', { prefix: true, timeout: SLOW_MS });
       await waitIn(panel, 'the stand-in banner', () => /Stand-in runtime: the app's runtime is held back from socket\.io/.test(document.querySelector('[data-testid=stand-in-banner]')?.textContent ?? ''), null);
+      // The banner is the panel's word; the page's hooks have the takeover once they answered its set (the Faults view counts them).
+      await tab('faults');
+      await appliedIn(FRAMES);
+      await tab('runtime');
       // The real runtime's own request no longer reaches the page: it times out.
       const held = await search('held back', 2000);
       assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime got no answer while the stand-in holds its seat");
@@ -236,8 +241,10 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
 
       await clickButton(panel, 'Give back socket.io:', { prefix: true });
       await waitIn(panel, 'the banner gone', () => !document.querySelector('[data-testid=stand-in-banner]'), null);
+      await tab('faults');
+      await appliedIn(FRAMES);
       const back = await search('given back', SLOW_MS);
-      assert.equal(back.success, true, 'given back: the runtime is answered');
+      assert.equal(back.success, true, `given back: the runtime is answered (${JSON.stringify(back.error)})`);
     });
 
     test('disconnect: the socket closes, the runtime sees it and fails the request SURFACE_UNAVAILABLE (§7.6.1); the client comes back', async () => {
@@ -246,10 +253,43 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
       assert.equal(r.success, false);
       assert.equal(r.error?.code, 'SURFACE_UNAVAILABLE');
       assert.ok(demo.runtime.events.some((e) => e.clientId === client && e.type === 'x-disconnect'), 'the runtime saw the client go');
+      // The close frame the server read carries the rule's code and reason.
+      await until(() => demo.runtime.events.some((e) => e.clientId === client && e.type === 'x-ws-close'), 'the close frame read', SLOW_MS, 20);
+      assert.deepEqual(demo.runtime.events.find((e) => e.clientId === client && e.type === 'x-ws-close')?.payload, { code: 4001, reason: 'closed by a Firefox rule' });
       await clearRules();
       await until(() => demo.runtime.clients().some((c) => c !== client), 'a new connection', SLOW_MS, 50);
       client = await demo.runtime.waitForClient(SLOW_MS);
       assert.equal((await search('reconnected', SLOW_MS)).success, true, 'the new connection is answered');
+    });
+  });
+
+  describe('postMessage (the coupon widget in its iframe; the page is its runtime)', () => {
+    const host = (actionId: string, params: Record<string, unknown>) =>
+      page.evaluate((a, p) => (window as unknown as { __demo: { hostFrame(a: string, p: unknown): Promise<OUIActionResult> } }).__demo.hostFrame(a, p), actionId, params);
+
+    test('delay and duplicate: a request answered no sooner than the delay; a copied request answered once', async () => {
+      await addRule({ direction: 'to-client', type: 'action:request', transport: 'postmessage', fault: 'delay', ms: 700, maxCount: 1 });
+      const t0 = Date.now();
+      assert.equal((await host('apply_coupon', { code: 'SAVE10' })).success, true);
+      assert.ok(Date.now() - t0 >= 700, `answered after ${Date.now() - t0} ms`);
+      await clearRules();
+
+      const rule = await addRule({ direction: 'to-client', type: 'action:request', transport: 'postmessage', fault: 'duplicate', maxCount: 1 });
+      // The host page's own count of the answers it received, per request.
+      await page.evaluate(`window.__hostResults = []; addEventListener('message', (e) => { if (e.data && e.data.type === 'action:result') window.__hostResults.push(e.data.payload.requestId); });`);
+      const d = await host('remove_coupon', {});
+      assert.equal(d.success, true);
+      // A later exchange as the positive witness, then the count.
+      assert.equal((await host('apply_coupon', { code: 'SAVE10' })).success, true);
+      const seen = (await page.evaluate('window.__hostResults')) as string[];
+      assert.ok(seen.length >= 2, `the host heard both answers (${seen.length})`);
+      assert.equal(seen.filter((id) => id === d.requestId).length, 1, 'answered once');
+      // That both copies went to the widget, the capture says (the widget keeps no log of repeats): two rows, each marked.
+      await tab('timeline');
+      await fill(panel, 'input[aria-label="Free-text filter"]', d.requestId);
+      await waitIn(panel, 'both copies in the Timeline', (id) => document.querySelectorAll(`.vlist [role=row][data-type="action:request"][data-faulted="${id}"]`).length === 2, rule, SLOW_MS);
+      await fill(panel, 'input[aria-label="Free-text filter"]', '');
+      await clearRules();
     });
   });
 
