@@ -6,7 +6,7 @@
  * span. No text is drawn here: lane names, the axis and the selected span's
  * line are DOM text (panel/views/sequence.tsx).
  */
-import { FLAG, type SequenceLayout, type Span } from '../src/session/sequence/spans.ts';
+import { FLAG, type Lane, type Span } from '../src/session/sequence/spans.ts';
 import type { SpanIndex } from '../src/session/sequence/span-index.ts';
 
 export interface Viewport {
@@ -36,7 +36,7 @@ export interface Lanes {
   height: number;
 }
 
-export function laneGeometry(layout: SequenceLayout): Lanes {
+export function laneGeometry(layout: { lanes: readonly Lane[] }): Lanes {
   const tops: number[] = [];
   const heights: number[] = [];
   let y = 0;
@@ -63,7 +63,6 @@ function colorOf(s: Span, p: Palette): string {
 /** Draws the window `view` of `layout` at `width` CSS pixels; returns how many spans it read and how many rectangles it filled. */
 export function drawSequence(
   ctx: CanvasRenderingContext2D,
-  layout: SequenceLayout,
   index: SpanIndex,
   view: Viewport,
   width: number,
@@ -180,7 +179,7 @@ export function pan(v: Viewport, dt: number): Viewport {
 }
 
 /** The whole layout, with a little room at both ends. */
-export function fit(layout: SequenceLayout): Viewport {
+export function fit(layout: { t0: number; t1: number }): Viewport {
   const span = Math.max(10, layout.t1 - layout.t0);
   return { from: layout.t0 - span * 0.02, to: layout.t1 + span * 0.02 };
 }

@@ -10,9 +10,10 @@
  */
 import { signal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { buildSequence, FLAG, RUNTIME_LANE, type SequenceLayout, type Span } from '../../src/session/sequence/spans.ts';
-import { SpanIndex } from '../../src/session/sequence/span-index.ts';
-import { latencyTable, type LatencyRow } from '../../src/session/sequence/latency.ts';
+import { compareSpans, FLAG, RUNTIME_LANE, type Lane, type Span } from '../../src/session/sequence/spans.ts';
+import { LiveSequence } from '../../src/session/sequence/live.ts';
+import { windowLatency, type LatencyRow } from '../../src/session/sequence/latency.ts';
+import { sortedIndex } from '../../src/session/sorted-index.ts';
 import { drawSequence, fit, laneGeometry, pan, spanAt, ticks, zoom, type Palette, type Viewport } from '../sequence-draw.ts';
 import { clock, ms } from '../display-text.ts';
 import { useModel, useStore } from '../store-context.ts';
@@ -20,8 +21,8 @@ import type { PanelStore } from '../store.ts';
 
 /** The window shown; null follows the whole session as it grows. Kept while the panel is open. */
 const viewport = signal<Viewport | null>(null);
-/** The selected span, by what names it across rebuilds. */
-const selection = signal<{ lane: number; requestId: string } | null>(null);
+/** The selected span, by what names it across updates. */
+const selection = signal<{ lane: number; client: string; requestId: string } | null>(null);
 
 /**
  * When the user's last zoom, pan or brush began (performance.now()): the
@@ -30,43 +31,73 @@ const selection = signal<{ lane: number; requestId: string } | null>(null);
  */
 let stepStart = 0;
 let steps = 0;
-/** Layouts built (data-builds on the canvas): a step that took one in is no zoom figure. */
+/** Whole layouts built (data-builds on the canvas): a step that took one in is no zoom figure. */
 let builds = 0;
 const stepping = () => (stepStart = performance.now());
 
-/** A live session is laid out again at most this often while events pour in. */
-const REBUILD_MS = 250;
+/** A live session's layout is brought up to date at most this often while events pour in. */
+const UPDATE_MS = 250;
 
 interface Built {
-  layout: SequenceLayout;
-  index: SpanIndex;
-  latency: LatencyRow[];
+  live: LiveSequence;
+  /** Updates so far: what memos of the (mutated in place) layout depend on. */
+  version: number;
   revision: number;
   recorder: unknown;
+  model: unknown;
+  /** Recorder events told to the layout so far (evicted ones included). */
+  told: number;
   at: number;
+  /** The last update: how long it took and how many spans it laid out again (data-tick-ms, data-ticks on the canvas). */
+  tickMs: number;
+  ticks: number;
+  relaid: number;
 }
+
+/** Events of the recorder looked at again each update besides the new ones: the recorder keeps canonical order, so a late one may land a little before the end. */
+const TOUCH_SLACK = 64;
 
 function useLayout(store: PanelStore): Built {
   const { recorder, model } = store;
   const live = store.source.value === 'live';
   const ref = useRef<Built | null>(null);
   const [, rerender] = useState(0);
-  const last = recorder.events[recorder.events.length - 1];
+  const events = recorder.events;
+  const last = events[events.length - 1];
   const now = live ? Math.max(Date.now(), last?.t ?? 0) : (last?.t ?? Date.now());
-  const prev = ref.current;
-  const stale = !prev || prev.recorder !== recorder || prev.revision !== model.revision;
-  const due = !prev || prev.recorder !== recorder || performance.now() - prev.at >= REBUILD_MS;
-  if (stale && due) {
-    const layout = buildSequence(model, (id) => recorder.byId.get(id), now);
-    ref.current = { layout, index: new SpanIndex(layout.spans), latency: latencyTable(layout.spans), revision: model.revision, recorder, at: performance.now() };
+  let prev = ref.current;
+  if (!prev || prev.recorder !== recorder || prev.model !== model) {
+    const seq = new LiveSequence(model, (id) => recorder.byId.get(id));
+    const t0 = performance.now();
+    seq.update(now);
     builds++;
+    prev = ref.current = { live: seq, version: 1, revision: model.revision, recorder, model, told: events.length + recorder.evicted, at: performance.now(), tickMs: performance.now() - t0, ticks: 0, relaid: seq.stats.lastRelaid };
+  }
+  const stale = prev.revision !== model.revision || live;
+  const due = performance.now() - prev.at >= UPDATE_MS;
+  if (stale && due) {
+    const t0 = performance.now();
+    // Only what came since the last update (and a few before it): the cost follows the traffic, not the session.
+    const total = events.length + recorder.evicted;
+    const fresh = Math.min(events.length, total - prev.told + TOUCH_SLACK);
+    for (let i = events.length - fresh; i < events.length; i++) prev.live.touch(events[i]);
+    const rebuilds = prev.live.stats.rebuilds;
+    prev.live.update(now);
+    if (prev.live.stats.rebuilds !== rebuilds) builds++;
+    prev.told = total;
+    prev.revision = model.revision;
+    prev.version++;
+    prev.at = performance.now();
+    prev.tickMs = prev.at - t0;
+    prev.ticks++;
+    prev.relaid = prev.live.stats.lastRelaid;
   }
   useEffect(() => {
     if (!stale || due) return;
-    const timer = setTimeout(() => rerender((n) => n + 1), REBUILD_MS);
+    const timer = setTimeout(() => rerender((n) => n + 1), UPDATE_MS);
     return () => clearTimeout(timer);
   });
-  return ref.current!;
+  return prev;
 }
 
 /** The colours, read from the stylesheet once per theme (reading computed style forces a style pass). */
@@ -87,7 +118,7 @@ function readPalette(el: Element): Palette {
 }
 
 /** One line naming a span, its moments and marks: the selection's status line and the marked list. */
-export function describeSpan(s: Span, lanes: SequenceLayout['lanes']): string {
+export function describeSpan(s: Span, lanes: readonly Lane[]): string {
   const who = s.lane === 0 ? `runtime's acknowledgment to ${s.client}` : lanes[s.lane]?.label ?? s.client;
   const d = s.durations;
   const moments = [
@@ -127,8 +158,10 @@ const MAX_MARKED = 50;
 export function Sequence() {
   const store = useModel();
   const built = useLayout(store);
-  const { layout, index, latency } = built;
-  const lanes = useMemo(() => laneGeometry(layout), [layout]);
+  const layout = built.live;
+  const index = layout.index;
+  const version = built.version;
+  const lanes = useMemo(() => laneGeometry(layout), [layout, version]);
   const canvas = useRef<HTMLCanvasElement>(null);
   const wrap = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
@@ -136,7 +169,7 @@ export function Sequence() {
   const drag = useRef<{ x: number; mode: 'brush' | 'pan'; view: Viewport; moved: boolean } | null>(null);
   const view = viewport.value ?? fit(layout);
   const sel = selection.value;
-  const selected = sel ? layout.spans.find((s) => s.lane === sel.lane && s.requestId === sel.requestId) : undefined;
+  const selected = sel ? layout.spanOf(sel.client, sel.requestId, sel.lane) : undefined;
   const setView = (v: Viewport) => (stepping(), (viewport.value = v));
   const tOf = (px: number) => view.from + (px / Math.max(1, width)) * (view.to - view.from);
 
@@ -161,9 +194,12 @@ export function Sequence() {
     const ctx = c.getContext('2d');
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const drawn = drawSequence(ctx, layout, index, view, width, lanes, palette(c), selected);
+    const drawn = drawSequence(ctx, index, view, width, lanes, palette(c), selected);
     c.dataset.spansDrawn = String(drawn.spans);
     c.dataset.builds = String(builds);
+    c.dataset.tickMs = built.tickMs.toFixed(2);
+    c.dataset.ticks = String(built.ticks);
+    c.dataset.relaid = String(built.relaid);
     if (stepStart) {
       c.dataset.stepMs = (performance.now() - stepStart).toFixed(2);
       c.dataset.steps = String(++steps);
@@ -187,26 +223,27 @@ export function Sequence() {
     };
     c.addEventListener('wheel', onWheel, { passive: false });
     return () => c.removeEventListener('wheel', onWheel);
-  }, [layout]);
+  }, [layout, version]);
 
   const select = (s: Span | undefined) => {
     if (!s) return;
-    selection.value = { lane: s.lane, requestId: s.requestId };
+    selection.value = { lane: s.lane, client: s.client, requestId: s.requestId };
     // Keep it in view.
     if (s.end < view.from || s.start > view.to) setView(pan(view, s.start - (view.from + view.to) / 2));
   };
 
   const step = (dir: 1 | -1, laneStep: 0 | 1 | -1) => {
-    const spans = layout.spans;
-    if (!spans.length) return;
+    if (!index.size) return;
     if (!selected) {
       let first: Span | undefined;
       index.visit(view.from, view.to, (s) => ((first = s), false));
-      return select(first ?? spans[0]);
+      return select(first ?? index.all()[0]);
     }
     if (laneStep === 0) {
-      for (let i = selected.index + dir; i >= 0 && i < spans.length; i += dir) if (spans[i]!.lane === selected.lane) return select(spans[i]);
-      return;
+      // The lane's spans are in order: the neighbour is one place on.
+      const spans = layout.laneSpans(selected.lane);
+      const i = sortedIndex(spans, selected, (a, x) => compareSpans(a, x) < 0);
+      return select(spans[i + dir]);
     }
     // Another lane: its span nearest in time to the selected one.
     for (let lane = selected.lane + laneStep; lane >= 0 && lane < layout.lanes.length; lane += laneStep) {
@@ -274,15 +311,12 @@ export function Sequence() {
       if (s.lane !== 0 && s.flags & MARKED && marked.length < MAX_MARKED) marked.push(s);
     });
     return { n, marked };
-  }, [index, view.from, view.to]);
+  }, [index, version, view.from, view.to]);
 
   const axis = ticks(view, Math.max(2, Math.floor(width / 110)));
   const w = store.ui.timeline.window.value;
-  const counts = useMemo(() => {
-    const n = new Map<number, number>();
-    for (const s of layout.spans) n.set(s.lane, (n.get(s.lane) ?? 0) + 1);
-    return n;
-  }, [layout]);
+  // The whole session's table is kept up to date span by span; a brushed range's reads the requests of the range.
+  const latency: LatencyRow[] = useMemo(() => (w ? windowLatency(index, w.from, w.to) : layout.latency.rows()), [layout, version, w?.from, w?.to]);
   return (
     <div class="sequence">
       <div class="seq-toolbar" role="toolbar" aria-label="Sequence">
@@ -315,7 +349,7 @@ export function Sequence() {
           <button onClick={() => (store.ui.timeline.window.value = null)}>Clear range</button>
         </p>
       )}
-      {layout.spans.length === 0 ? (
+      {index.size === 0 ? (
         <p class="muted">No request yet: spans appear here as the runtime sends action:request.</p>
       ) : (
         <div class="seq-body">
@@ -323,7 +357,7 @@ export function Sequence() {
             <li class="seq-axis-gap" aria-hidden="true" />
             {layout.lanes.map((l, i) => (
               <li key={l.key} style={{ height: `${lanes.heights[i]}px` }} title={l.kind === 'runtime' ? "The runtime's acknowledgments of results" : l.key} data-lane={l.kind === 'runtime' ? 'runtime' : l.key}>
-                <span class="seq-lane-name">{l.key === RUNTIME_LANE ? 'Runtime' : l.label}</span> <span class="muted">{counts.get(i) ?? 0}</span>
+                <span class="seq-lane-name">{l.key === RUNTIME_LANE ? 'Runtime' : l.label}</span> <span class="muted">{layout.laneSpans(i).length}</span>
               </li>
             ))}
           </ul>
@@ -377,7 +411,9 @@ export function Sequence() {
       {latency.length > 0 && (
         <section>
           <h3>Latency per action</h3>
-          <p class="muted">From the request to its final result; percentiles by nearest rank over the requests that have one.</p>
+          <p class="muted" data-testid="seq-latency-scope">
+            {w ? `Requests sent within ${clock(w.from)} – ${clock(w.to)} (the brushed range). ` : ''}From the request to its final result; percentiles by nearest rank over the requests that have one.
+          </p>
           <table class="grid seq-latency" aria-label="Latency per action">
             <thead>
               <tr>

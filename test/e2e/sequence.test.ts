@@ -154,6 +154,8 @@ describe('the Sequence view', () => {
     const narrowed = panel.getByRole('status').filter({ hasText: 'Timeline narrowed to' });
     await narrowed.waitFor({ timeout: SLOW_MS });
     const [from, to] = /(\d\d:\d\d:\d\d\.\d\d\d) – (\d\d:\d\d:\d\d\.\d\d\d)/.exec(await narrowed.innerText())!.slice(1);
+    // The latency table follows the range: it says so, and counts no more requests than the whole session's did.
+    await until(async () => (await panel.getByTestId('seq-latency-scope').innerText()).includes(`${from} – ${to}`), 'the latency table scoped to the range', SLOW_MS, 50);
     await panel.getByRole('button', { name: 'Show in Timeline' }).click();
     await until(async () => (await counts())[0] < shownBefore, 'fewer events listed', SLOW_MS, 50);
     const [shown, total] = await counts();

@@ -29,8 +29,6 @@ export interface SpanMark {
 export const FLAG = { fault: 1, refusal: 2, resend: 4, finding: 8, failed: 16, open: 32, experiment: 64 } as const;
 
 export interface Span {
-  /** Its place in `SequenceLayout.spans` (sorted by start). */
-  index: number;
   lane: number;
   /** Row within the lane: concurrent spans stack (see `MAX_ROWS`). */
   row: number;
@@ -67,7 +65,7 @@ export interface Lane {
 
 export interface SequenceLayout {
   lanes: Lane[];
-  /** Sorted by start, then lane. */
+  /** In `compareSpans` order: by start, then lane. */
   spans: Span[];
   t0: number;
   t1: number;
@@ -78,8 +76,10 @@ export const MAX_ROWS = 4;
 
 export interface SequenceSource {
   /** Per client, its requests (the session model's `clients`). */
-  clients: ReadonlyMap<string, { client: { key: string; label: string }; requests: ReadonlyMap<string, RequestState> }>;
+  clients: ReadonlyMap<string, { client: { key: string; label: string }; requests: ReadonlyMap<string, RequestState>; dropped?: Readonly<Record<string, number>> }>;
   findings: readonly Finding[];
+  /** Findings the model dropped to stay bounded: a change tells the live layout to look for marks that went with them. */
+  readonly findingsDropped?: number;
 }
 
 /** The runtime's lane key (no client key is empty). */
@@ -91,13 +91,7 @@ export const RUNTIME_LANE = '';
  */
 export function buildSequence(src: SequenceSource, eventOf: (id: string) => WireEvent | undefined, now: number): SequenceLayout {
   const findingsByEvent = new Map<string, Finding[]>();
-  for (const f of src.findings) {
-    for (const id of f.events) {
-      const list = findingsByEvent.get(id);
-      if (list) list.push(f);
-      else findingsByEvent.set(id, [f]);
-    }
-  }
+  for (const f of src.findings) for (const id of f.events) addTo(findingsByEvent, id, f);
   const lanes: Lane[] = [{ key: RUNTIME_LANE, label: 'Runtime', kind: 'runtime', rows: 1 }];
   const spans: Span[] = [];
   for (const [key, c] of src.clients) {
@@ -111,12 +105,10 @@ export function buildSequence(src: SequenceSource, eventOf: (id: string) => Wire
       if (turn) spans.push(turn);
     }
   }
-  spans.sort((a, b) => a.start - b.start || a.lane - b.lane || a.end - b.end);
+  spans.sort(compareSpans);
   let t0 = Infinity;
   let t1 = -Infinity;
-  for (let i = 0; i < spans.length; i++) {
-    const s = spans[i]!;
-    s.index = i;
+  for (const s of spans) {
     if (s.start < t0) t0 = s.start;
     if (s.end > t1) t1 = s.end;
   }
@@ -125,11 +117,36 @@ export function buildSequence(src: SequenceSource, eventOf: (id: string) => Wire
   return { lanes, spans, t0, t1 };
 }
 
+export function addTo<K, V>(map: Map<K, V[]>, k: K, v: V): void {
+  const list = map.get(k);
+  if (list) list.push(v);
+  else map.set(k, [v]);
+}
+
+/**
+ * The one order of spans: by start, then lane, then (on the runtime's lane,
+ * where several clients meet) client, then request id. Total, and free of
+ * `end`, which an open span's moves with the clock: the live layout
+ * (live.ts) inserts where this says and lands where a whole rebuild does.
+ */
+export function compareSpans(a: Span, b: Span): number {
+  return a.start - b.start || a.lane - b.lane || cmpStr(a.client, b.client) || cmpStr(a.requestId, b.requestId);
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The end a span holds its row to: an open span holds it for good (it runs to now, and now only grows). */
+export function rowEnd(s: Span): number {
+  return s.flags & FLAG.open ? Infinity : s.end;
+}
+
 function finalOf(req: RequestState): ResultRecord | undefined {
   return req.results.find((r) => r.result.interim !== true && !r.forRepeat);
 }
 
-function requestSpan(
+export function requestSpan(
   req: RequestState,
   client: string,
   lane: number,
@@ -202,7 +219,6 @@ function requestSpan(
   if (final) durations.result = final.t - start;
   if (final?.ack) durations.ack = final.ack.t - start;
   const span: Span = {
-    index: 0,
     lane,
     row: 0,
     client,
@@ -225,13 +241,24 @@ function requestSpan(
   return span;
 }
 
+/** The latest moment of a request's exchange: where its span ends once nothing more comes. */
+export function lastMoment(req: RequestState): number {
+  let last = req.sends[0]?.t ?? -Infinity;
+  for (const x of req.sends) if (x.t > last) last = x.t;
+  for (const x of req.receipts) if (x.t > last) last = x.t;
+  for (const r of req.results) {
+    if (r.t > last) last = r.t;
+    if (r.ack && r.ack.t > last) last = r.ack.t;
+  }
+  return last;
+}
+
 /** The runtime's turn: from the final result to its acknowledgment of it (§7.3.6). */
-function runtimeTurn(span: Span, req: RequestState, client: string): Span | undefined {
+export function runtimeTurn(span: Span, req: RequestState, client: string): Span | undefined {
   const final = finalOf(req);
   if (!final?.ack) return undefined;
   const refused = !final.ack.ok;
   return {
-    index: 0,
     lane: 0,
     row: 0,
     client,
@@ -254,21 +281,31 @@ function ordinal(n: number): string {
   return n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th';
 }
 
-/** Greedy rows per lane, in start order: a span takes the first row free by its start, else the row that frees first. */
+/**
+ * Greedy rows per lane, in span order: a span takes the first row free by
+ * its start, else the row that frees first. `rows` is the row ends so far
+ * (at most MAX_ROWS); returns the span's row and updates `rows`.
+ */
+export function placeRow(rows: number[], s: Span): number {
+  let row = -1;
+  for (let r = 0; r < rows.length; r++) if (rows[r]! <= s.start) {
+    row = r;
+    break;
+  }
+  if (row < 0) {
+    if (rows.length < MAX_ROWS) row = rows.length;
+    else {
+      row = 0;
+      for (let r = 1; r < rows.length; r++) if (rows[r]! < rows[row]!) row = r;
+    }
+  }
+  const end = rowEnd(s);
+  rows[row] = Math.max(rows[row] ?? -Infinity, end);
+  return row;
+}
+
 function assignRows(spans: Span[], lanes: Lane[]): void {
   const ends = lanes.map(() => [] as number[]);
-  for (const s of spans) {
-    const rows = ends[s.lane]!;
-    let row = rows.findIndex((e) => e <= s.start);
-    if (row < 0) {
-      if (rows.length < MAX_ROWS) row = rows.length;
-      else {
-        row = 0;
-        for (let r = 1; r < rows.length; r++) if (rows[r]! < rows[row]!) row = r;
-      }
-    }
-    rows[row] = Math.max(rows[row] ?? -Infinity, s.end);
-    s.row = row;
-  }
+  for (const s of spans) s.row = placeRow(ends[s.lane]!, s);
   lanes.forEach((l, i) => (l.rows = Math.max(1, ends[i]!.length)));
 }
