@@ -57,6 +57,7 @@ const responseTextOf = uncurry(getter(xhrProto, 'responseText') as (this: never)
 const responseTypeOf = uncurry(getter(xhrProto, 'responseType') as (this: never) => string);
 const isTrustedOf = uncurry(getter(Event.prototype, 'isTrusted') as (this: never) => boolean);
 const responseTextFn = typeof Response === 'function' ? Response.prototype.text : undefined;
+const responseCloneFn = typeof Response === 'function' ? Response.prototype.clone : undefined;
 const responseOkOf = uncurry(getter(typeof Response === 'function' ? Response.prototype : undefined, 'ok') as (this: never) => boolean);
 const DONE = 4;
 
@@ -112,7 +113,13 @@ export interface PollingFaults {
   opened(xhr: XMLHttpRequest, url: string, method: string): void;
   /** The app sends an Engine.IO request by XMLHttpRequest: `send(body)` sends it natively. */
   xhrSend(xhr: XMLHttpRequest, url: string, body: unknown, send: (body: unknown) => unknown): unknown;
-  /** The app fetches an Engine.IO URL: `fetch(body)` fetches natively (the app's body when undefined); undefined when this is not a session's poll or POST (the tap goes its usual way). */
+  /**
+   * The app fetches an Engine.IO URL: `fetch(body)` fetches natively (the app's
+   * body when undefined). A session's poll always comes here (its promise is
+   * ours, so a rule that comes on while it waits, or what the app is owed, can
+   * answer it; with no rule on it resolves to the browser's own Response); a
+   * POST only while a rule is on. Undefined: the tap goes its usual way.
+   */
   fetch(url: string, body: unknown, fetch: (body?: string) => Promise<Response>): Promise<Response> | undefined;
   /** Packets owed lost to MAX_OWED. */
   readonly lost: number;
@@ -520,6 +527,14 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
               fetch(),
               (res) => {
                 const ok = responseOkOf ? responseOkOf(res) : res.ok;
+                if (bound && !faultsOn && busySessions.size === 0) {
+                  // No rule on: the browser's own Response, as it came (recorded from a copy).
+                  bound = false;
+                  if (s.poll === poll) s.poll = undefined;
+                  resolve(res);
+                  if (ok && responseTextFn && responseCloneFn) natives.after(apply(responseTextFn, apply(responseCloneFn, res, []), []) as Promise<string>, (text) => record(s, 'in', [{ text, record: true }]), () => {});
+                  return;
+                }
                 if (!ok || !responseTextFn) {
                   if (!bound) return orphanDone(s, 0, '');
                   bound = false;
@@ -546,7 +561,7 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
           });
         });
       }
-      if (typeof body !== 'string') return undefined;
+      if (typeof body !== 'string' || (!faultsOn && busySessions.size === 0)) return undefined;
       return new NativePromise<Response>((resolve, reject) => {
         appPost(
           s,

@@ -147,8 +147,8 @@ function tapFetch(buffer: CaptureBuffer, clientFor: ClientFor, recordBody: Recor
     } catch {
       virtualUrl = undefined;
     }
-    if (virtualUrl === undefined && (faultsOn || faults.busy())) {
-      // A session's poll or POST under the fault rules: they record it, packet by packet.
+    if (virtualUrl === undefined) {
+      // A session's poll, or a POST while a rule is on: the fault rules' (polling-faults.ts), which record it.
       try {
         const input = args[0];
         const init = args[1] as RequestInit | undefined;

@@ -16,6 +16,8 @@ import { addRule, clearRules, resultsFor } from './faults-steps.ts';
 
 /** The §7.3.7 re-answer interval the page's client runs with here (its `?reanswerMs`). */
 const REANSWER_MS = 300;
+/** How long the page's approval grants last (its `?grantTtlMs`). */
+const GRANT_TTL_MS = 5000;
 
 type Events = DemoServer['runtime']['events'];
 const queryOf = (p: unknown) => (p as { params?: { query?: string } } | undefined)?.params?.query;
@@ -24,7 +26,7 @@ const requestIdOf = (p: unknown) => (p as { requestId?: string } | undefined)?.r
 /** The transport the page's Socket.IO client rides, by its own word (the demo's state). */
 const engineTransport = (page: Page) => page.evaluate(() => (window as unknown as { __demo: { state(): { clients: { socket: { transport: string } } } } }).__demo.state().clients.socket.transport);
 
-function suite(transport: 'polling' | 'fetch-polling') {
+function suite(transport: 'polling' | 'fetch-polling', full: boolean) {
   let demo: DemoServer;
   let browser: Browser;
   let page: Page;
@@ -42,11 +44,17 @@ function suite(transport: 'polling' | 'fetch-polling') {
     demo = await startDemoServer();
     browser = await launch({ viewport: { width: 1400, height: 900 }, rows: 'events' });
     page = await browser.context.newPage();
-    await page.goto(`${demo.url}?transport=${transport}&reanswerMs=${REANSWER_MS}`);
+    // How the page polls, by the browser's word: every Engine.IO request of the page is of one kind.
+    const kinds = new Set<string>();
+    page.on('request', (r) => {
+      if (r.url().includes('EIO=')) kinds.add(r.resourceType());
+    });
+    await page.goto(`${demo.url}?transport=${transport}&reanswerMs=${REANSWER_MS}&grantTtlMs=${GRANT_TTL_MS}`);
     client = await demo.runtime.waitForClient();
     panel = await openPanelPage(browser, await tabIdOf(browser, page));
     await panel.locator('.vlist [role=row][data-type="surface:register"]').first().waitFor({ timeout: SLOW_MS });
     assert.equal(await engineTransport(page), 'polling', 'the client polls');
+    assert.deepEqual([...kinds], [transport === 'polling' ? 'xhr' : 'fetch'], 'by XMLHttpRequest or fetch()');
   });
 
   after(async () => {
@@ -119,6 +127,122 @@ function suite(transport: 'polling' | 'fetch-polling') {
     await clearRules(panel);
   });
 
+  if (full) {
+    test('reorder: the first request is held until the next one, whose answer comes first', async () => {
+      await addRule(panel, { direction: 'to the client (runtime → app)', type: 'action:request', surface: 'catalog', action: 'search', fault: 'Reorder (hold one until the next)', maxCount: 2 });
+      const first = search('first');
+      await until(() => events().some((e) => e.dir === 'out' && queryOf(e.payload) === 'first'), 'the first request sent', SLOW_MS, 10);
+      const second = search('second');
+      const [a, b] = await Promise.all([first, second]);
+      assert.equal(a.success && b.success, true);
+      const order = events()
+        .filter((e) => e.dir === 'in' && e.type === 'action:result' && [a.requestId, b.requestId].includes(requestIdOf(e.payload)!))
+        .map((e) => requestIdOf(e.payload));
+      assert.deepEqual(order, [b.requestId, a.requestId]);
+      await clearRules(panel);
+    });
+
+    test('delay past the hold (11 s): the rest of the session goes on, and the request still reaches the app after its delay', async () => {
+      const rule = await addRule(panel, { direction: 'to the client (runtime → app)', type: 'action:request', surface: 'catalog', action: 'search', fault: 'Delay', ms: 11_000, maxCount: 1 });
+      const late = search('very late', SLOW_MS);
+      await until(() => events().some((e) => e.dir === 'out' && queryOf(e.payload) === 'very late'), 'the late request sent', SLOW_MS, 10);
+      // Meanwhile the session is not held: another request is answered at once.
+      const meanwhile = await search('meanwhile');
+      assert.equal(meanwhile.success, true);
+      const r = await late;
+      assert.equal(r.success, true);
+      const sent = events().find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      const answered = events().find((e) => e.dir === 'in' && e.type === 'action:result' && requestIdOf(e.payload) === r.requestId)!;
+      const other = events().find((e) => e.dir === 'in' && e.type === 'action:result' && requestIdOf(e.payload) === meanwhile.requestId)!;
+      assert.ok(answered.t - sent.t >= 11_000, `answered ${answered.t - sent.t} ms after the request`);
+      assert.ok(other.t < answered.t, 'the other request was answered first');
+      await faultedRow(rule, 'delayed');
+      await clearRules(panel);
+    });
+
+    test("delay a result on its way to the runtime: the POST is held, the runtime gets it no sooner than the delay", async () => {
+      const rule = await addRule(panel, { direction: 'from the client (app → runtime)', type: 'action:result', surface: 'catalog', action: 'search', fault: 'Delay', ms: 800, maxCount: 1 });
+      const r = await search('slow uplink');
+      assert.equal(r.success, true);
+      const sent = events().find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      const answered = events().find((e) => e.dir === 'in' && e.type === 'action:result' && requestIdOf(e.payload) === r.requestId)!;
+      assert.ok(answered.t - sent.t >= 800, `answered ${answered.t - sent.t} ms after the request`);
+      await faultedRow(rule, 'delayed');
+      await clearRules(panel);
+    });
+
+    test("delay the client's receipts: the runtime gets the receipt no sooner than the delay", async () => {
+      const rule = await addRule(panel, { direction: 'from the client (app → runtime)', type: 'ack', surface: 'catalog', action: 'search', fault: 'Delay acknowledgments', ms: 800, maxCount: 1 });
+      const r = await search('late receipt');
+      assert.equal(r.success, true);
+      await until(() => events().some((e) => e.dir === 'in' && e.type === 'receipt' && requestIdOf(e.payload) === r.requestId), 'the receipt reached the runtime', SLOW_MS, 20);
+      const sent = events().find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      const receipt = events().find((e) => e.dir === 'in' && e.type === 'receipt' && requestIdOf(e.payload) === r.requestId)!;
+      assert.ok(receipt.t - sent.t >= 800, `the receipt came ${receipt.t - sent.t} ms after the request`);
+      await faultedRow(rule, 'delayed');
+      await clearRules(panel);
+    });
+
+    test("withhold the runtime's acknowledgments: the client's answer stays unacknowledged, so a repeat is answered again (§7.3.7)", async () => {
+      await addRule(panel, { direction: 'to the client (runtime → app)', surface: 'catalog', action: 'search', fault: 'Withhold acknowledgments', maxCount: 1 });
+      const r = await search('unacked');
+      assert.equal(r.success, true);
+      await until(() => events().some((e) => e.type === 'ack' && requestIdOf(e.payload) === r.requestId), 'the runtime acknowledged', SLOW_MS, 10);
+      await panel.getByRole('tab', { name: 'Timeline' }).click();
+      await panel.locator('.vlist [role=row][data-type="ack"]', { hasText: 'faulted by you: withheld' }).first().waitFor({ timeout: SLOW_MS });
+      await until(
+        async () => {
+          await demo.runtime.repeat(client, r.requestId);
+          return resultsFor(events(), r.requestId).length === 2;
+        },
+        'the repeat answered with the same result',
+        SLOW_MS,
+        REANSWER_MS / 2,
+      );
+      await clearRules(panel);
+    });
+
+    test('stale knownSurfaces: the client must then send its surfaces in the result (§7.3.4)', async () => {
+      await addRule(panel, { surface: 'catalog', action: 'search', fault: 'Send stale knownSurfaces', maxCount: 1 });
+      const r = await search('stale');
+      assert.equal(r.success, true);
+      assert.ok(Array.isArray(r.surfaces) && r.surfaces.length > 0, 'surfaces sent, as the hash differs from the stale one');
+      const sent = events().find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      assert.notEqual((sent.payload as { knownSurfaces?: string }).knownSurfaces, 'fnv1a64:0000000000000000', 'the runtime itself sent its real hash');
+      await clearRules(panel);
+    });
+
+    test("an approval's argsHash altered: the client refuses (ACTION_DENIED); expired: delivered past the grant, refused, and the cart is kept", async () => {
+      assert.equal((await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-classic', quantity: 1 } })).success, true);
+      await page.waitForFunction(() => Number(document.querySelector('#cart-count')?.textContent) > 0);
+      const cart = Number(await page.locator('#cart-count').innerText());
+      const params = { reason: 'start_over' };
+      const ask = async () => {
+        const granted = demo.runtime.askApproval(client, 'cart', 'clear_cart', params, { timeoutMs: SLOW_MS });
+        await page.locator('#approve-btn').click();
+        return granted;
+      };
+      await addRule(panel, { surface: 'cart', action: 'clear_cart', fault: "Alter the approval's argsHash", maxCount: 1 });
+      const altered = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval: await ask() });
+      assert.equal(altered.success, false);
+      assert.equal(altered.error?.code, 'ACTION_DENIED');
+      await clearRules(panel);
+
+      const rule = await addRule(panel, { surface: 'cart', action: 'clear_cart', fault: 'Expire the approval (deliver late)', ms: GRANT_TTL_MS + 1000, maxCount: 1 });
+      const approval = await ask();
+      const grant = events().find((e) => e.dir === 'in' && e.type === 'x-approval:granted' && (e.payload as { approvalId?: string }).approvalId === approval.approvalId)!.payload as { expiresAt: number };
+      const r = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval, timeoutMs: SLOW_MS });
+      const sent = events().find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      const answered = events().find((e) => e.dir === 'in' && e.type === 'action:result' && requestIdOf(e.payload) === r.requestId)!;
+      assert.ok(sent.t < grant.expiresAt && answered.t > grant.expiresAt, 'sent while the grant was good, answered past it');
+      assert.equal(r.success, false);
+      assert.equal(r.error?.code, 'ACTION_DENIED');
+      assert.equal(Number(await page.locator('#cart-count').innerText()), cart, 'the cart was not cleared');
+      await faultedRow(rule, 'delivered late');
+      await clearRules(panel);
+    });
+  }
+
   test('disconnect: the poll fails as on a network error; the runtime fails the request SURFACE_UNAVAILABLE (§7.6.1) and the client comes back, polling', async () => {
     await addRule(panel, { direction: 'to the client (runtime → app)', type: 'action:request', surface: 'catalog', action: 'search', fault: 'Disconnect the transport', maxCount: 1 });
     const before = client;
@@ -137,4 +261,6 @@ function suite(transport: 'polling' | 'fetch-polling') {
   });
 }
 
-describe('faults on Socket.IO long-polling (XMLHttpRequest)', () => suite('polling'));
+describe('faults on Socket.IO long-polling (XMLHttpRequest)', () => suite('polling', true));
+// engine.io-client's fetch() transport: the same mechanism with a Response built for the app.
+describe('faults on Socket.IO long-polling (fetch)', () => suite('fetch-polling', false));
