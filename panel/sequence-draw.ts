@@ -60,7 +60,7 @@ function colorOf(s: Span, p: Palette): string {
   return p.span;
 }
 
-/** Draws the window `view` of `layout` at `width` CSS pixels; returns how many spans it read and how many rectangles it filled. */
+/** Draws the window `view` at `width` CSS pixels; returns how many spans and runs it read and how many rectangles it filled. */
 export function drawSequence(
   ctx: CanvasRenderingContext2D,
   index: SpanIndex,
@@ -91,28 +91,49 @@ export function drawSequence(
     fills++;
   };
   const marks: Span[] = [];
-  index.visit(view.from, view.to, (s) => {
-    spans++;
-    const x0 = Math.max(-1, x(s.start));
-    const x1 = Math.min(width + 1, Math.max(x(s.end), x0 + 1));
-    const key = s.lane * 64 + s.row;
-    const color = colorOf(s, p);
+  const classColor = [p.span, p.failed, p.fault];
+  /** A stretch of a row: merged into the row's pending rectangle when it touches it within a pixel and has its colour. */
+  const put = (lane: number, row: number, color: string, start: number, end: number) => {
+    const x0 = Math.max(-1, x(start));
+    const x1 = Math.min(width + 1, Math.max(x(end), x0 + 1));
+    const key = lane * 64 + row;
     const r = pending.get(key);
-    if (s.flags & (FLAG.fault | FLAG.refusal | FLAG.resend | FLAG.finding | FLAG.failed)) marks.push(s);
-    if (x1 - x0 > 12) {
-      // Wide enough to read: drawn now, with the moments inside (receipt, interim, result) as ticks.
-      if (r) flush(r), pending.delete(key);
-      const y = rowTop(lanes, s.lane, s.row);
-      flush({ x0, x1, y, color });
-      ctx.fillStyle = p.tick;
-      for (const t of [s.receiptAt, s.interimAt, s.resultAt]) if (t !== undefined && t > s.start && t < s.end) ctx.fillRect(Math.round(x(t)), y + 2, 1, ROW_H - 4);
-    } else if (r && r.color === color && x0 <= r.x1 + 1) {
+    if (r && r.color === color && x0 <= r.x1 + 1) {
       if (x1 > r.x1) r.x1 = x1;
-    } else {
-      if (r) flush(r);
-      pending.set(key, { x0, x1, y: rowTop(lanes, s.lane, s.row), color });
+      return;
     }
-  });
+    if (r) flush(r);
+    pending.set(key, { x0, x1, y: rowTop(lanes, lane, row), color });
+  };
+  index.walk(
+    view.from,
+    view.to,
+    (c) => {
+      // A chunk whose longest span is under a few pixels draws as its runs: the same rectangles, a few per row instead of a call per span.
+      if (c.longest * scale > 12) return false;
+      spans += c.runs.length;
+      for (const r of c.runs) put(r.lane, r.row, classColor[r.cls]!, r.start, r.end);
+      for (const s of c.marked) marks.push(s);
+      return true;
+    },
+    (s) => {
+      spans++;
+      const x0 = Math.max(-1, x(s.start));
+      const x1 = Math.min(width + 1, Math.max(x(s.end), x0 + 1));
+      const key = s.lane * 64 + s.row;
+      const color = colorOf(s, p);
+      if (s.flags & (FLAG.fault | FLAG.refusal | FLAG.resend | FLAG.finding | FLAG.failed)) marks.push(s);
+      if (x1 - x0 > 12) {
+        // Wide enough to read: drawn now, with the moments inside (receipt, interim, result) as ticks.
+        const r = pending.get(key);
+        if (r) flush(r), pending.delete(key);
+        const y = rowTop(lanes, s.lane, s.row);
+        flush({ x0, x1, y, color });
+        ctx.fillStyle = p.tick;
+        for (const t of [s.receiptAt, s.interimAt, s.resultAt]) if (t !== undefined && t > s.start && t < s.end) ctx.fillRect(Math.round(x(t)), y + 2, 1, ROW_H - 4);
+      } else put(s.lane, s.row, color, s.start, s.end);
+    },
+  );
   for (const r of pending.values()) flush(r);
   drawMarks(ctx, marks, x, lanes, p, width);
   if (selected && selected.end >= view.from && selected.start <= view.to) {
@@ -126,6 +147,8 @@ export function drawSequence(
 }
 
 /** Marks as small shapes above their row's spans: one per pixel column and kind. */
+const MARK_KINDS = ['fault', 'refusal', 'resend', 'finding', 'failed'];
+
 function drawMarks(ctx: CanvasRenderingContext2D, spans: Span[], x: (t: number) => number, lanes: Lanes, p: Palette, width: number): void {
   const seen = new Set<number>();
   for (const s of spans) {
@@ -134,8 +157,7 @@ function drawMarks(ctx: CanvasRenderingContext2D, spans: Span[], x: (t: number) 
       if (m.kind === 'injected' || m.kind === 'held') continue;
       const px = Math.round(x(m.t));
       if (px < -4 || px > width + 4) continue;
-      const kinds = ['fault', 'refusal', 'resend', 'finding', 'failed'];
-      const key = (s.lane * 64 + s.row) * 1e6 + px * 8 + kinds.indexOf(m.kind);
+      const key = (s.lane * 64 + s.row) * 1e6 + px * 8 + MARK_KINDS.indexOf(m.kind);
       if (seen.has(key)) continue;
       seen.add(key);
       ctx.fillStyle = m.kind === 'fault' ? p.fault : m.kind === 'resend' || m.kind === 'finding' ? p.warn : p.failed;

@@ -306,10 +306,20 @@ export function Sequence() {
   const inView = useMemo(() => {
     let n = 0;
     const marked: Span[] = [];
-    index.visit(view.from, view.to, (s) => {
-      n++;
-      if (s.lane !== 0 && s.flags & MARKED && marked.length < MAX_MARKED) marked.push(s);
-    });
+    // Whole chunks inside the window count by their size and give their marked spans: the step reads chunks, not every span.
+    index.walk(
+      view.from,
+      view.to,
+      (c) => {
+        n += c.size;
+        for (let i = 0; i < c.marked.length && marked.length < MAX_MARKED; i++) if (c.marked[i]!.lane !== 0) marked.push(c.marked[i]!);
+        return true;
+      },
+      (s) => {
+        n++;
+        if (s.lane !== 0 && s.flags & MARKED && marked.length < MAX_MARKED) marked.push(s);
+      },
+    );
     return { n, marked };
   }, [index, version, view.from, view.to]);
 

@@ -201,6 +201,51 @@ test('the span index answers a window as a scan of every span would, after inser
   );
 });
 
+test('a window walked by chunks: whole chunks inside it count and mark as their spans do, and their runs cover what their spans cover', () => {
+  const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 300 }), fc.nat(2), fc.nat(2), fc.constantFrom(0, FLAG.failed, FLAG.fault, FLAG.resend, FLAG.open)), { maxLength: 600 });
+  fc.assert(
+    fc.property(arb, fc.integer({ min: -100, max: 5_500 }), fc.integer({ min: 0, max: 6_000 }), (raw, from, width) => {
+      const spans = raw.map(([start, len, lane, row, flags], i) => ({ start, end: flags & FLAG.open ? 9_000 : start + len, lane, row, client: 'c', requestId: `r${String(i).padStart(4, '0')}`, flags }) as Span);
+      const index = new SpanIndex();
+      for (const s of spans) index.insert(s);
+      const to = from + width;
+      const want = index.query(from, to);
+      let n = 0;
+      const marked: Span[] = [];
+      index.walk(
+        from,
+        to,
+        (c) => {
+          n += c.size;
+          marked.push(...c.marked);
+          // The chunk's spans, found by a scan of all: those starting within its first and last start.
+          const mine = spans.filter((s) => !(s.flags & FLAG.open) && s.start >= c.firstStart && s.start <= c.lastStart);
+          assert.ok(mine.length >= c.size);
+          // Every span lies within a run of its lane, row and colour; every run starts and ends at one of those spans.
+          const cls = (s: Span) => (s.flags & FLAG.failed ? 1 : s.flags & FLAG.fault ? 2 : 0);
+          // Spans strictly inside the chunk's starts are its own (at its edges a neighbour may share a start).
+          for (const s of mine.filter((x) => x.start > c.firstStart && x.start < c.lastStart)) assert.ok(c.runs.some((r) => r.lane === s.lane && r.row === s.row && r.cls === cls(s) && r.start <= s.start && s.end <= r.end), 'a span lies within a run');
+          for (const r of c.runs) {
+            assert.ok(mine.some((s) => s.lane === r.lane && s.row === r.row && cls(s) === r.cls && s.start === r.start));
+            assert.ok(mine.some((s) => s.lane === r.lane && s.row === r.row && cls(s) === r.cls && s.end === r.end));
+          }
+          return true;
+        },
+        (s) => {
+          n++;
+          if (s.flags & (FLAG.failed | FLAG.fault | FLAG.resend)) marked.push(s);
+        },
+      );
+      assert.equal(n, want.length, 'as many spans in view');
+      assert.deepEqual(new Set(marked), new Set(want.filter((s) => s.flags & (FLAG.failed | FLAG.fault | FLAG.resend))), 'the same marked spans');
+      // Taking no chunk whole, the walk is the visit.
+      const one: Span[] = [];
+      index.walk(from, to, () => false, (s) => void one.push(s));
+      assert.deepEqual(one, want);
+    }),
+  );
+});
+
 test('no requests: an empty layout at now', () => {
   const tr = new Traffic();
   tr.open();

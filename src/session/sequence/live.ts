@@ -348,7 +348,8 @@ export class LiveSequence {
           sinceCheckpoint = 0;
         }
         sinceCheckpoint++;
-        s.row = placeRow(state, s);
+        const row = placeRow(state, s);
+        if (row !== s.row) (s.row = row), this.index.moved(s);
         this.stats.lastRowsPlaced++;
       }
       this.lanes[l]!.rows = Math.max(1, state.length);

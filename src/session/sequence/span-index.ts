@@ -24,6 +24,66 @@ interface Chunk {
   spans: Span[];
   /** The latest end of its spans. */
   end: number;
+  /** What a zoomed-out view needs of it, made when first asked and dropped when it changes. */
+  summary?: ChunkSummary;
+}
+
+/** Colour classes of a settled span, for drawing without its flags. */
+export const SpanClass = { done: 0, failed: 1, fault: 2 } as const;
+export type SpanClass = (typeof SpanClass)[keyof typeof SpanClass];
+
+export function classOf(s: Span): SpanClass {
+  return s.flags & (FLAG.failed | FLAG.refusal) ? SpanClass.failed : s.flags & FLAG.fault ? SpanClass.fault : SpanClass.done;
+}
+
+/** A run: spans of one lane, row and colour that overlap or touch, as one stretch of time. */
+export interface Run {
+  lane: number;
+  row: number;
+  cls: SpanClass;
+  start: number;
+  end: number;
+}
+
+/**
+ * A chunk seen from afar: its spans as runs (a row of a zoomed-out view is
+ * a few stretches, not a span each), the spans carrying a mark, and the
+ * longest span (a view where that is wider than a few pixels draws the
+ * spans one by one instead).
+ */
+export interface ChunkSummary {
+  size: number;
+  firstStart: number;
+  lastStart: number;
+  end: number;
+  longest: number;
+  runs: Run[];
+  marked: Span[];
+}
+
+/** Flags that put a mark above a span. */
+export const MARKS = FLAG.fault | FLAG.refusal | FLAG.resend | FLAG.finding | FLAG.failed;
+
+function summarize(c: Chunk): ChunkSummary {
+  const runs: Run[] = [];
+  const marked: Span[] = [];
+  const open = new Map<number, Run>();
+  let longest = 0;
+  for (const s of c.spans) {
+    if (s.end - s.start > longest) longest = s.end - s.start;
+    if (s.flags & MARKS) marked.push(s);
+    const cls = classOf(s);
+    const key = (s.lane * 64 + s.row) * 4 + cls;
+    const r = open.get(key);
+    if (r && s.start <= r.end) {
+      if (s.end > r.end) r.end = s.end;
+    } else {
+      const run = { lane: s.lane, row: s.row, cls, start: s.start, end: s.end };
+      runs.push(run);
+      open.set(key, run);
+    }
+  }
+  return { size: c.spans.length, firstStart: c.spans[0]!.start, lastStart: c.spans[c.spans.length - 1]!.start, end: c.end, longest, runs, marked };
 }
 
 const isOpen = (s: Span) => (s.flags & FLAG.open) !== 0;
@@ -72,6 +132,7 @@ export class SpanIndex {
       return;
     }
     chunk.spans.splice(sortedIndex(chunk.spans, s, (a, x) => compareSpans(a, x) < 0), 0, s);
+    chunk.summary = undefined;
     if (s.end > chunk.end) chunk.end = s.end;
     if (chunk.spans.length > CHUNK) {
       // Split in two halves, each with its own latest end.
@@ -97,6 +158,7 @@ export class SpanIndex {
     const i = chunk.spans.indexOf(s, sortedIndex(chunk.spans, s, (a, x) => compareSpans(a, x) < 0));
     if (i < 0) return false;
     chunk.spans.splice(i, 1);
+    chunk.summary = undefined;
     this.n--;
     if (!chunk.spans.length) chunks.splice(c, 1);
     else if (s.end >= chunk.end) chunk.end = latestEnd(chunk.spans);
@@ -124,6 +186,44 @@ export class SpanIndex {
       }
     }
     while (o < openHi) if (fn(open[o++]!) === false) return;
+  }
+
+  /** Tells the index a settled span's row changed (the live layout moves rows in place): its chunk's summary is made again. */
+  moved(s: Span): void {
+    if (isOpen(s)) return;
+    const c = sortedIndex(this.chunks, s, (ch, x) => compareSpans(ch.spans[0]!, x) <= 0) - 1;
+    const chunk = this.chunks[c];
+    if (chunk) chunk.summary = undefined;
+  }
+
+  /**
+   * Walks the window [from, to] as `visit` does, but hands a chunk lying
+   * wholly inside it to `whole` as its summary; `whole` returning true takes
+   * it (its spans are not visited), false visits them one by one. A
+   * zoomed-out step then costs a few runs per chunk, not a call per span.
+   */
+  walk(from: number, to: number, whole: (c: ChunkSummary) => boolean, fn: (span: Span) => void): void {
+    const chunks = this.chunks;
+    const hi = sortedIndex(chunks, to, (ch, x) => ch.spans[0]!.start <= x);
+    const open = this.open;
+    const openHi = sortedIndex(open, to, (s, x) => s.start <= x);
+    let o = 0;
+    for (let c = 0; c < hi; c++) {
+      const chunk = chunks[c]!;
+      if (chunk.end < from) continue;
+      const spans = chunk.spans;
+      if (spans[0]!.start >= from && spans[spans.length - 1]!.start <= to) {
+        while (o < openHi && compareSpans(open[o]!, spans[0]!) < 0) fn(open[o++]!);
+        if (whole((chunk.summary ??= summarize(chunk)))) continue;
+      }
+      for (let i = 0; i < spans.length; i++) {
+        const s = spans[i]!;
+        if (s.start > to) break;
+        while (o < openHi && compareSpans(open[o]!, s) < 0) fn(open[o++]!);
+        if (s.end >= from) fn(s);
+      }
+    }
+    while (o < openHi) fn(open[o++]!);
   }
 
   /** The spans overlapping [from, to], in order. */
