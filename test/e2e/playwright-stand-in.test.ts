@@ -123,7 +123,8 @@ describe('the stand-in runtime in Playwright', () => {
 
     const broken = await playwright(work, 'generated-broken', { OUI_STAND_IN_SPECS: specs, OUI_APP_URL: `${demo.url}?broken=result-id` });
     assert.equal(broken.code, 1, broken.output);
-    const failed = allTests(broken.report.suites)[0]!;
+    const failed = allTests(broken.report.suites)[0];
+    assert.ok(failed, `the run against ?broken= reported no test:\n${broken.output}`);
     assert.equal(failed.test.status, 'unexpected');
     const message = stripAnsi(failed.test.results.at(-1)!.errors.map((e) => e.message ?? '').join('\n'));
     // The shop's first request: its answer carries another requestId, so the stand-in never gets one.
