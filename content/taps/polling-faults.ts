@@ -37,7 +37,7 @@ const NOOP = '6';
  * starve Engine.IO's heartbeat (the server's pingTimeout is 20 s by default).
  */
 export const HOLD_MAX_MS = 10_000;
-/** Packets owed to one side of one session at most; beyond, the oldest goes (counted in `lost`). */
+/** Packets owed to one side of one session at most; beyond, the oldest goes (recorded as dropped, counted in `lost`). */
 const MAX_OWED = 1000;
 const MAX_SESSIONS = 64;
 const SID = /[?&]sid=([^&#]*)/;
@@ -205,9 +205,12 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
     const list = dir === 'in' ? s.inbox : s.outbox;
     list[list.length] = e;
     if (list.length > MAX_OWED) {
+      // Shown, not silent: the capture has it as dropped, under the rule that held it.
       lost++;
+      const gone = list[0]!;
       for (let i = 1; i < list.length; i++) list[i - 1] = list[i]!;
       list.length--;
+      record(s, dir, [{ text: gone.text, record: true, mark: { rule: gone.mark?.rule ?? 'owed', did: 'dropped' } }]);
     }
     touch(s);
     if (dir === 'in') natives.setTimeout(() => push(s), 0);
