@@ -75,7 +75,9 @@ function fromHook(message: HookMessage): void {
   toBackground(message);
 }
 
-function toHook(message: HookCommand): void {
+function toHook(command: HookCommand): void {
+  // Items as JSON text: the page's thread clones and posts one string per batch (ItemsJsonMessage).
+  const message: HookCommand = command.type === 'subscribe' ? { ...command, json: true } : command;
   if (late) {
     if (relaying && relayKey) dispatchEvent(new CustomEvent(downType(relayKey), { detail: message }));
     // A panel's subscription can come before the worker's answer that names the holder.

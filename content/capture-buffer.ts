@@ -29,6 +29,7 @@ import { ColumnRing } from './column-ring.ts';
 import { Outbox, type Entry, type Live } from './outbox.ts';
 import { ClientTable, noteDrop, type ClientState } from './client-table.ts';
 import { SafeMap, SafeSet, append } from './primordials.ts';
+import { itemJson, jsonNumber, jsonString, payloadJson, type ItemFacts } from './item-json.ts';
 
 export { FRAME_CAP, bytesPayload, jsonPayload, textPayload } from './payloads.ts';
 export type { Live } from './outbox.ts';
@@ -123,6 +124,16 @@ const ITEM = 2;
 interface SinkState extends Sink {
   readonly st: ClientState;
   readonly mode: number;
+  /** The JSON its items start with (hook, client, kind, direction and shared fields), written once. */
+  head?: string;
+}
+
+/** The JSON every hot-path item of sink `s` starts with, up to its seq. */
+function sinkHead(hook: string, s: SinkState): string {
+  let h = `{"hook":${jsonString(hook)},"client":${jsonString(s.client.id)},"kind":"frame","dir":${jsonString(s.dir)}`;
+  if (s.method !== undefined) h += `,"method":${jsonString(s.method)}`;
+  if (s.from !== undefined) h += `,"from":${jsonString(s.from)},"to":${jsonString(s.to ?? '')}`;
+  return h;
 }
 
 export function createCaptureBuffer(natives: Natives): CaptureBuffer {
@@ -172,13 +183,35 @@ export function createCaptureBuffer(natives: Natives): CaptureBuffer {
     return item;
   }
 
+  /** Ring entry `g` as JSON, as `itemAt(g)` would serialise (bytes aside: none on the hot path), with no item object. */
+  function jsonAt(g: number, facts: ItemFacts): string | undefined {
+    const i = ring.slotOf(g);
+    if (i < 0) return undefined;
+    const k = ring.sink[i]!;
+    const d = ring.data[i];
+    if (k.mode === ITEM) return itemJson(d as CapturedItem, facts);
+    const seq = ring.seq[i]!;
+    facts.client = k.client.id;
+    facts.seq = seq;
+    let s = `${(k.head ??= sinkHead(hook, k))},"seq":${seq},"t":${jsonNumber(ring.time[i]!)}`;
+    if (ring.re[i]) s += `,"re":${ring.re[i]!}`;
+    if (k.mode === TEXT) {
+      facts.size = (d as string).length;
+      return `${s},"payload":{"text":${jsonString(d as string)}}}`;
+    }
+    const copied = jsonPayload(d);
+    facts.size = copied.size ?? copied.text.length;
+    s += `,"payload":${payloadJson(copied.payload)}`;
+    return copied.size === undefined ? `${s}}` : `${s},"size":${copied.size}}`;
+  }
+
   function isPending(entry: Entry): boolean {
     if (typeof entry !== 'number') return pending.has(entry);
     const i = ring.slotOf(entry);
     return i >= 0 && ring.sink[i]!.mode === ITEM && pending.has(ring.data[i] as CapturedItem);
   }
 
-  const outbox = new Outbox({ isPending, itemAt, client: (id) => table.client(id) }, natives.setTimeout);
+  const outbox = new Outbox({ isPending, itemAt, jsonAt, client: (id) => table.client(id) }, natives.setTimeout);
 
   /** Writes one entry into the ring's columns, and queues it for the live subscriber. */
   function keep(s: SinkState, w: number, t: number, seq: number, re: number, data: unknown, send: boolean): void {

@@ -7,7 +7,7 @@
  * byte at most 4/3 (the bridge sends bytes as base64).
  */
 import type { CapturedItem } from '../src/capture/captured-items.ts';
-import type { HookMessage } from '../src/messages.ts';
+import { itemsOfJson, type HookMessage } from '../src/messages.ts';
 import { append } from './primordials.ts';
 
 /** Far below Chrome's 64 MiB, so that the worst case of the estimate still fits, and the panel takes each chunk in small steps. */
@@ -82,6 +82,11 @@ export function payloadSizes(items: CapturedItem[]): number {
 
 /** What a refused message becomes: its clients apart from its items, then halves; an item alone, a `skipped`. Empty: nothing more to try. */
 export function splitRefused(m: HookMessage): HookMessage[] {
+  if (m.type === 'items:json') {
+    // Refused whole: as items, which split. Only in the bridge (its own world's JSON).
+    const items = itemsOfJson(m);
+    return items ? [items] : [];
+  }
   if (m.type !== 'items') return [];
   const { clients, items } = m;
   if (clients.length && items.length) return [{ ...m, items: [] }, { ...m, clients: [] }];

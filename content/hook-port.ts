@@ -6,6 +6,7 @@
  */
 import { HOOK_PORT_MARKER, PROTOCOL, readHookCommand, type HookMessage, type InjectCommand, type HoldCommand, type FaultsCommand, type ServeCommand } from '../src/messages.ts';
 import type { CaptureBuffer } from './capture-buffer.ts';
+import type { CapturedClient, CapturedItem } from '../src/capture/captured-items.ts';
 import { lastSeqs, payloadSizes } from './chunks.ts';
 import { framePath } from './taps/post-message.ts';
 import { frameReport } from './coverage.ts';
@@ -70,9 +71,23 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler,
       if (!m) return;
       if (workers?.command(m)) return;
       if (m.type === 'subscribe') {
-        buffer.subscribe(m.cursors, {
-          items: (items, clients) => send({ type: 'items', hook: buffer.hook, items, clients }),
-        });
+        const items = (items: CapturedItem[], clients: CapturedClient[]) => send({ type: 'items', hook: buffer.hook, items, clients });
+        buffer.subscribe(
+          m.cursors,
+          m.json
+            ? {
+                items,
+                json: (json, clients, through, size) => {
+                  try {
+                    natives.portPost(port, { type: 'items:json', hook: buffer.hook, json, clients } satisfies HookMessage);
+                  } catch {
+                    // As `send`: what could not go is counted, never a silent gap.
+                    send({ type: 'skipped', hook: buffer.hook, through, size });
+                  }
+                },
+              }
+            : { items },
+        );
         // What this subscriber will never get, by the hook's own count: the panel says it, also of a client none of whose items is left.
         const lost = buffer.lostAfter(m.cursors);
         send({ type: 'state', hook: buffer.hook, drops: buffer.drops(), clients: [], path: framePath(window), v: PROTOCOL, ...(lost ? { lost } : {}) });

@@ -7,13 +7,28 @@
  * pending (`scheduleFlush`).
  */
 import type { CapturedClient, CapturedItem } from '../src/capture/captured-items.ts';
-import { chunkItems } from './chunks.ts';
+import { CHUNK_BYTES, chunkItems } from './chunks.ts';
+import { itemJson, type ItemFacts } from './item-json.ts';
 import { SafeSet, append } from './primordials.ts';
 
 export const FLUSH_DELAY_MS = 16;
 
+/**
+ * A JSON batch's text, in UTF-16 units: as the extension carries it (the
+ * string escaped again, in UTF-8) at most 3 bytes a unit, so a batch stays
+ * within CHUNK_BYTES as chunkItems' batches do.
+ */
+export const JSON_CHUNK_UNITS = Math.floor(CHUNK_BYTES / 3);
+
 export interface Live {
   items(items: CapturedItem[], clients: CapturedClient[]): void;
+  /**
+   * Set by a subscriber that takes items as JSON text (the extension's
+   * bridge): `text` is a JSON array of items; `through` the last seq of each
+   * client in it and `size` the size of its payloads, for a `skipped` should
+   * it not go.
+   */
+  json?(text: string, clients: CapturedClient[], through: Record<string, number>, size: number): void;
 }
 
 /** A ring entry's number, or an item kept as an object. */
@@ -25,6 +40,8 @@ export interface EntrySource {
   isPending(entry: Entry): boolean;
   /** The item of ring entry `g`, built now; undefined once the ring dropped it. */
   itemAt(g: number): CapturedItem | undefined;
+  /** Ring entry `g` as JSON text, written from its columns with no item object; undefined once dropped. Fills `facts`. */
+  jsonAt(g: number, facts: ItemFacts): string | undefined;
   client(id: string): CapturedClient | undefined;
 }
 
@@ -34,6 +51,7 @@ export class Outbox {
   private next = 0;
   private scheduled = false;
   private announced: Set<string> = new SafeSet<string>();
+  private readonly facts: ItemFacts = { client: '', seq: 0, size: 0 };
   live: Live | null = null;
 
   constructor(
@@ -75,7 +93,8 @@ export class Outbox {
     const announced = new SafeSet<string>();
     for (let i = 0; i < clients.length; i++) announced.add(clients[i]!.id);
     this.announced = announced;
-    this.deliver(live, replay, clients);
+    if (live.json) this.deliverJson(live, replay, replay.length, clients);
+    else this.deliver(live, replay, clients);
     this.scheduleFlush();
   }
 
@@ -110,6 +129,14 @@ export class Outbox {
     let ready = 0;
     while (ready < e.length && !this.source.isPending(e[ready]!)) ready++;
     if (ready === 0) return false;
+    if (to.json) {
+      const rest: Entry[] = [];
+      for (let j = ready; j < e.length; j++) append(rest, e[j]!);
+      this.entries = rest;
+      this.next = 0;
+      this.deliverJson(to, e, ready, []);
+      return true;
+    }
     const batch: CapturedItem[] = [];
     for (let j = 0; j < ready; j++) {
       const x = e[j]!;
@@ -134,6 +161,45 @@ export class Outbox {
       if (c) append(out, c);
     }
     return out;
+  }
+
+  /**
+   * The first `n` entries as JSON batches within JSON_CHUNK_UNITS (one entry
+   * over it goes alone), in order; `announce` with the first, and each client
+   * not announced yet with the batch of its first item.
+   */
+  private deliverJson(to: Live, list: Entry[], n: number, announce: CapturedClient[]): void {
+    const facts = this.facts;
+    let text = '';
+    let count = 0;
+    let through: Record<string, number> = {};
+    let size = 0;
+    let clients = announce;
+    const emit = () => {
+      to.json!(`[${text}]`, clients, through, size);
+      text = '';
+      count = 0;
+      through = {};
+      size = 0;
+      clients = [];
+    };
+    for (let j = 0; j < n; j++) {
+      const x = list[j]!;
+      const one = typeof x === 'number' ? this.source.jsonAt(x, facts) : itemJson(x, facts);
+      if (one === undefined) continue;
+      if (count && text.length + one.length > JSON_CHUNK_UNITS) emit();
+      text = count ? `${text},${one}` : one;
+      count++;
+      const id = facts.client;
+      if ((through[id] ?? 0) < facts.seq) through[id] = facts.seq;
+      size += facts.size;
+      if (!this.announced.has(id)) {
+        this.announced.add(id);
+        const c = this.source.client(id);
+        if (c) append(clients, c);
+      }
+    }
+    if (count || clients.length) emit();
   }
 
   /** In chunks the extension can carry, in order; the clients go with the first. */

@@ -91,7 +91,21 @@ export interface CoverageMessage {
   report: FrameReport;
 }
 
-export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerMessage | FlushedMessage | CoverageMessage;
+/**
+ * Items as one JSON text (of a `CapturedItem[]`, bytes as base64), for a
+ * subscriber that asked with `json` (the extension's bridge): the page's
+ * thread then clones and posts one string instead of an object per item,
+ * and the background parses it into an `items` message (`itemsOfJson`),
+ * off the page's thread. Additive within protocol 2.
+ */
+export interface ItemsJsonMessage {
+  type: 'items:json';
+  hook: string;
+  json: string;
+  clients: CapturedClient[];
+}
+
+export type HookMessage = ItemsMessage | ItemsJsonMessage | StateMessage | SkippedMessage | AnswerMessage | FlushedMessage | CoverageMessage;
 
 // ── panel → background → bridge → page hook ────────────────────────────────
 
@@ -99,6 +113,8 @@ export type HookMessage = ItemsMessage | StateMessage | SkippedMessage | AnswerM
 export interface SubscribeCommand {
   type: 'subscribe';
   cursors: Cursors;
+  /** Items as `items:json` messages (additive within protocol 2): set by the extension's bridge, never by a panel. */
+  json?: true;
 }
 
 export interface UnsubscribeCommand {
@@ -255,6 +271,10 @@ export function readHookMessage(x: unknown): HookMessage | null {
       return isString(x.hook) && Array.isArray(x.items) && (x.clients === undefined || Array.isArray(x.clients))
         ? { type: 'items', hook: x.hook, items: x.items as CapturedItem[], clients: (x.clients ?? []) as CapturedClient[] }
         : null;
+    case 'items:json':
+      return isString(x.hook) && isString(x.json) && (x.clients === undefined || Array.isArray(x.clients))
+        ? { type: 'items:json', hook: x.hook, json: x.json, clients: (x.clients ?? []) as CapturedClient[] }
+        : null;
     case 'state':
       if (!isString(x.hook) || !isRecord(x.drops)) return null;
       return {
@@ -285,6 +305,17 @@ export function readHookMessage(x: unknown): HookMessage | null {
     default:
       return null;
   }
+}
+
+/** An `items:json` message as the `items` message it carries; null when its text is not a JSON array. */
+export function itemsOfJson(m: ItemsJsonMessage): ItemsMessage | null {
+  let items: unknown;
+  try {
+    items = JSON.parse(m.json);
+  } catch {
+    return null;
+  }
+  return Array.isArray(items) ? { type: 'items', hook: m.hook, items: items as CapturedItem[], clients: m.clients } : null;
 }
 
 const MAX_REPORTED = 500;
@@ -329,7 +360,7 @@ export function readHookCommand(x: unknown): HookCommand | null {
   if (!isRecord(x)) return null;
   switch (x.type) {
     case 'subscribe':
-      return { type: 'subscribe', cursors: isRecord(x.cursors) ? (x.cursors as Cursors) : {} };
+      return { type: 'subscribe', cursors: isRecord(x.cursors) ? (x.cursors as Cursors) : {}, ...(x.json === true ? { json: true as const } : {}) };
     case 'unsubscribe':
       return { type: 'unsubscribe' };
     case 'hook:flush':
