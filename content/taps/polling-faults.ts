@@ -30,6 +30,8 @@ import { SafeSet, SafeWeakMap, SafeWeakSet, exec, indexOf, slice } from '../prim
 import { getter, uncurry } from '../scope-natives.ts';
 
 const SEP = '\u001e';
+/** Engine.IO's close packet: the session ends. */
+const CLOSE = '1';
 /** Engine.IO's noop: what a body carries when a rule took every packet of it (both ends ignore it). */
 const NOOP = '6';
 /**
@@ -86,6 +88,9 @@ interface Batch {
 }
 
 interface Session {
+  key: string;
+  /** Closed (a close packet, a poll failed by a rule): nothing more is owed to it. */
+  gone?: boolean;
   client: CapturedClient;
   url: string;
   /** Owed to the app: the head of the next poll response it reads. */
@@ -138,7 +143,7 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
   let lost = 0;
 
   const touch = (s: Session) => {
-    if (s.inbox.length || s.outbox.length || s.orphans || s.waiting || s.held) busySessions.add(s);
+    if (!s.gone && (s.inbox.length || s.outbox.length || s.orphans || s.waiting || s.held)) busySessions.add(s);
     else busySessions.delete(s);
   };
 
@@ -149,7 +154,7 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
     const key = `${q === -1 ? url : slice(url, 0, q)}\u0000${m[1]}`;
     let s = sessions.get(key);
     if (!s) {
-      s = { client: clientFor(url), url, inbox: [], outbox: [], orphans: 0, held: 0, open: {} };
+      s = { key, client: clientFor(url), url, inbox: [], outbox: [], orphans: 0, held: 0, open: {} };
       sessions.set(key, s);
     }
     s.url = url;
@@ -244,6 +249,17 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
     }
   }
 
+  /** A session that ended: what was still owed to it goes with it (shown as dropped, as a lost link loses it). */
+  function forget(s: Session): void {
+    s.gone = true;
+    const lostIn = drain(s.inbox);
+    const lostOut = drain(s.outbox);
+    for (let i = 0; i < lostIn.length; i++) record(s, 'in', [{ text: lostIn[i]!.text, record: true, mark: { rule: lostIn[i]!.mark?.rule ?? 'owed', did: 'dropped' } }]);
+    for (let i = 0; i < lostOut.length; i++) record(s, 'out', [{ text: lostOut[i]!.text, record: true, mark: { rule: lostOut[i]!.mark?.rule ?? 'owed', did: 'dropped' } }]);
+    if (sessions.get(s.key) === s) sessions.delete(s.key);
+    busySessions.delete(s);
+  }
+
   /** The packets of a body through the rules; `done` once no rule holds the batch. */
   function runBatch(s: Session, dir: 'in' | 'out', body: string, done: (b: Batch) => void): Batch {
     const b: Batch = { out: dir === 'in' ? drain(s.inbox) : drain(s.outbox), pending: 0, released: false, fail: false };
@@ -262,10 +278,13 @@ export function createPollingFaults(buffer: CaptureBuffer, clientFor: (url: stri
       if (!taken) b.out[b.out.length] = { text: p, record: true };
     }
     s.open[dir] = before;
+    let closing = false;
+    for (let i = 0; i < packets.length; i++) if (packets[i] === CLOSE) closing = true;
     const release = () => {
       b.released = true;
       if (s.open[dir] === b) s.open[dir] = undefined;
       done(b);
+      if (closing || b.fail) forget(s);
     };
     if (b.pending === 0) release();
     else {
