@@ -206,6 +206,82 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
       await clearRules();
     });
 
+    test('reorder: the first request is held until the next one, whose answer reaches the runtime first', async () => {
+      await addRule({ direction: 'to-client', type: 'action:request', surface: 'catalog', action: 'search', fault: 'reorder', maxCount: 2 });
+      const first = search('first');
+      await sentRequest('first');
+      const second = search('second');
+      const [a, b] = await Promise.all([first, second]);
+      assert.equal(a.success && b.success, true);
+      const order = demo.runtime.events.filter((e) => e.type === 'action:result' && [a.requestId, b.requestId].includes(requestIdOf(e.payload) as string)).map((e) => requestIdOf(e.payload));
+      assert.deepEqual(order, [b.requestId, a.requestId]);
+      await clearRules();
+    });
+
+    test("withhold the runtime's acknowledgments: the runtime acknowledged, the app never heard, so it answers a repeat again (§7.3.7)", async () => {
+      await addRule({ direction: 'to-client', surface: 'catalog', action: 'search', fault: 'withhold-ack', maxCount: 1 });
+      const r = await search('unacked');
+      assert.equal(r.success, true);
+      await until(() => demo.runtime.events.some((e) => e.type === 'ack' && requestIdOf(e.payload) === r.requestId), 'the runtime acknowledged', SLOW_MS, 10);
+      await until(
+        async () => {
+          await demo.runtime.repeat(client, r.requestId);
+          return resultsFor(demo.runtime.events, r.requestId).length === 2;
+        },
+        'the repeat answered again',
+        SLOW_MS,
+        REANSWER_MS / 2,
+      );
+      const [one, two] = resultsFor(demo.runtime.events, r.requestId);
+      assert.equal(two!.success, one!.success);
+      await clearRules();
+    });
+
+    test('stale knownSurfaces: the app sends its surfaces with the result (§7.3.4), though the runtime sent its real hash', async () => {
+      await addRule({ surface: 'catalog', action: 'search', fault: 'stale-known-surfaces', maxCount: 1 });
+      const r = await search('stale');
+      assert.equal(r.success, true);
+      assert.ok(Array.isArray(r.surfaces) && r.surfaces.length > 0, 'surfaces sent, as the hash differs from the stale one');
+      const sent = demo.runtime.events.find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      assert.match(String((sent.payload as { knownSurfaces?: string }).knownSurfaces), /^fnv1a64:(?!0{16})/, 'the runtime itself sent its real hash');
+      await clearRules();
+    });
+
+    test("an approval's argsHash altered: refused ACTION_DENIED; reused: the second use refused (grants are single-use)", async () => {
+      const params = { reason: 'start_over' };
+      const ask = async () => {
+        const granted = demo.runtime.askApproval(client, 'cart', 'clear_cart', params, { timeoutMs: SLOW_MS });
+        // The user approves in the page's own dialog.
+        await waitIn(page, "the page's approval dialog", () => {
+          const b = document.querySelector<HTMLButtonElement>('#approve-btn');
+          b?.click();
+          return !!b;
+        }, null, SLOW_MS);
+        return granted;
+      };
+      await addRule({ surface: 'cart', action: 'clear_cart', fault: 'approval:args-hash', maxCount: 1 });
+      const altered = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval: await ask() });
+      assert.equal(altered.success, false);
+      assert.equal(altered.error?.code, 'ACTION_DENIED');
+      await clearRules();
+
+      await addRule({ surface: 'cart', action: 'clear_cart', fault: 'approval:reuse', maxCount: 1 });
+      const t0 = Date.now();
+      const ok = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval: await ask() });
+      assert.equal(ok.success, true, 'the first use runs');
+      // The copy under another request id: its answer reaches the runtime as one it never asked for.
+      await until(
+        () => demo.runtime.events.some((e) => e.type === 'action:result' && requestIdOf(e.payload) !== ok.requestId && (e.payload as { error?: { code?: string } }).error?.code === 'ACTION_DENIED' && e.t >= t0),
+        'the reused approval refused',
+        SLOW_MS,
+        20,
+      ).catch((e: Error) => {
+        const seen = demo.runtime.events.filter((x) => x.t >= t0).map((x) => `${x.dir} ${x.type} ${JSON.stringify(x.payload).slice(0, 160)}`);
+        throw new Error(`${e.message}; the runtime saw since:\n${seen.join('\n')}`);
+      });
+      await clearRules();
+    });
+
     test("takeover: the real runtime's requests are held back, the stand-in's request is answered; given back, the runtime is answered again", async () => {
       await tab('runtime');
       await clickButton(panel, 'Take over socket.io:', { prefix: true, timeout: SLOW_MS });
@@ -293,8 +369,31 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
     });
   });
 
+  describe('direct calls (the help assistant in the page)', () => {
+    test('refuse a result: the assistant gets the re-send, trimmed and naming the refusal (§7.3.6)', async () => {
+      const error = 'refused over direct in Firefox';
+      await addRule({ transport: 'direct', fault: 'refuse-result', error, maxCount: 1 });
+      const r = await page.evaluate((a, p) => (window as unknown as { __demo: { assistant(a: string, p: unknown): Promise<OUIActionResult> } }).__demo.assistant(a, p), 'open_article', { articleId: 'returns' });
+      assert.equal(r.success, true);
+      const delivery = r.delivery as { trimmed?: unknown; reason?: unknown } | undefined;
+      assert.equal(delivery?.trimmed, true, 'the re-sent result says it was trimmed');
+      assert.equal(delivery?.reason, error);
+      await clearRules();
+    });
+  });
+
   describe('plain WebSocket (the notifications client, /ws-json)', () => {
     const list = (ws: string, timeoutMs?: number) => demo.wsRuntime.request(ws, { surfaceId: 'notifications', actionId: 'list', params: {}, ...(timeoutMs ? { timeoutMs } : {}) });
+
+    test('drop a request: never answered (the runtime times out); the next one is', async () => {
+      const ws = await demo.wsRuntime.waitForClient();
+      await addRule({ direction: 'to-client', type: 'action:request', transport: 'websocket', fault: 'drop', maxCount: 1 });
+      const dropped = await list(ws, 1500);
+      assert.equal(dropped.error?.code, 'TIMEOUT', 'the runtime never got an answer');
+      assert.equal((await list(ws)).success, true, 'at most once: the next request passes');
+      assert.ok(!(await activity()).some((a) => a.requestId === dropped.requestId), 'the app never saw the dropped request');
+      await clearRules();
+    });
 
     test("drop the client's answer: the runtime gets nothing until it sends the request again, then the answer (§7.3.7)", async () => {
       const ws = await demo.wsRuntime.waitForClient();

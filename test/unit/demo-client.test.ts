@@ -242,6 +242,15 @@ describe('demo OUI client', () => {
     const reuse = await link.waitResult(request('pay', params, { approval: { approvalId: 'g1', argsHash: granted.argsHash } }));
     assert.match(reuse.error!.message, /already used/);
 
+    // Two copies back to back (a runtime's reused grant, a duplicate under a new requestId): one runs, the other finds it used.
+    link.deliver('x-approval:ask', { approvalId: 'g4', surfaceId: 'notes', actionId: 'pay', params, title: 'Pay' });
+    await until(() => link.of('x-approval:granted').some((g) => g.payload.approvalId === 'g4'), 'the grant for g4');
+    const g4 = { approvalId: 'g4', argsHash: argsHashSync(params) };
+    const [one, two] = [request('pay', params, { approval: g4 }), request('pay', params, { approval: g4 })];
+    const both = [await link.waitResult(one), await link.waitResult(two)];
+    assert.deepEqual(both.map((r) => r.success), [true, false], 'only the first copy ran');
+    assert.match(both[1]!.error!.message, /already used/);
+
     link.deliver('x-approval:ask', { approvalId: 'g2', surfaceId: 'notes', actionId: 'wipe', params: {}, title: 'Wipe' });
     await until(() => link.of('x-approval:granted').some((g) => g.payload.approvalId === 'g2'), 'the grant for g2');
     advance(850); // past the 800 ms lifetime

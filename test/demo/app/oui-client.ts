@@ -512,16 +512,22 @@ export class OUIClient {
       return `grant ${grant.approvalId} expired at ${new Date(grant.expiresAt).toISOString()}`;
     }
     if (approval.argsHash !== grant.argsHash) return 'approval.argsHash does not match the grant the user approved';
+    // Single use: taken before the hash is awaited, so a copy of the request that arrives meanwhile finds it used
+    // (consumed after the await, two copies back to back both ran); given back when these params are not the approved ones.
+    this.grants.delete(grant.approvalId);
+    this.usedGrants.add(grant.approvalId);
+    const giveBack = (why: string) => {
+      this.usedGrants.delete(grant.approvalId);
+      this.grants.set(grant.approvalId, grant);
+      return why;
+    };
     let actual: string;
     try {
       actual = await computeArgsHash(req.params);
     } catch (e) {
-      return `params cannot be hashed: ${(e as Error).message}`;
+      return giveBack(`params cannot be hashed: ${(e as Error).message}`);
     }
-    if (actual !== grant.argsHash) return `params differ from the approved ones: argsHash(params) is ${actual}, the grant is for ${grant.argsHash}`;
-    // single use: consumed now
-    this.grants.delete(grant.approvalId);
-    this.usedGrants.add(grant.approvalId);
+    if (actual !== grant.argsHash) return giveBack(`params differ from the approved ones: argsHash(params) is ${actual}, the grant is for ${grant.argsHash}`);
     return null;
   }
 
