@@ -447,4 +447,51 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
       assert.equal((await list(again, SLOW_MS)).success, true, 'the new socket is answered');
     });
   });
+  /** Last: the page is loaded again with its Socket.IO client kept on long-polling (`?transport=…`, never upgraded). */
+  for (const transport of ['polling', 'fetch-polling'] as const) {
+    describe(`Socket.IO on long-polling (${transport === 'polling' ? 'XMLHttpRequest' : 'fetch'})`, () => {
+      before(async () => {
+        const old = new Set(demo.runtime.clients());
+        await page.goto(`${demo.url}?transport=${transport}&reanswerMs=${REANSWER_MS}`);
+        await until(() => demo.runtime.clients().some((c) => !old.has(c)), 'the polling client connected', SLOW_MS, 50);
+        client = await demo.runtime.waitForClient(SLOW_MS);
+        assert.ok(!old.has(client), "the new document's client");
+        const engine = await page.evaluate(() => (window as unknown as { __demo: { state(): { clients: { socket: { transport: string } } } } }).__demo.state().clients.socket.transport);
+        assert.equal(engine, 'polling', 'the client polls');
+        const x = demo.runtime.events.find((e) => e.clientId === client && e.type === 'x-connect');
+        assert.deepEqual(x?.payload, { transport: 'polling' }, 'and the server says so');
+      });
+
+      test('refuse a result: the runtime gets only the re-send, trimmed and naming the refusal (§7.3.6)', async () => {
+        const error = `refused over ${transport} in Firefox`;
+        await addRule({ direction: 'from-client', surface: 'catalog', action: 'search', fault: 'refuse-result', error, maxCount: 1 });
+        const r = await search(`mug ${transport}`, SLOW_MS);
+        assert.equal(r.success, true);
+        const reached = resultsFor(demo.runtime.events, r.requestId);
+        assert.equal(reached.length, 1, 'the refused result never reached the runtime');
+        const delivery = reached[0]!.delivery as { trimmed?: unknown; reason?: unknown } | undefined;
+        assert.equal(delivery?.trimmed, true);
+        assert.equal(delivery?.reason, error);
+        await clearRules();
+      });
+
+      test('delay and duplicate a request: answered no sooner than the delay; a copy run once and answered once', async () => {
+        await addRule({ direction: 'to-client', type: 'action:request', surface: 'catalog', action: 'search', fault: 'delay', ms: 800, maxCount: 1 });
+        const t0 = Date.now();
+        assert.equal((await search(`delayed ${transport}`, SLOW_MS)).success, true);
+        assert.ok(Date.now() - t0 >= 800, `answered after ${Date.now() - t0} ms`);
+        await clearRules();
+
+        const cart = await cartCount();
+        await addRule({ direction: 'to-client', type: 'action:request', surface: 'catalog', action: 'add_to_cart', fault: 'duplicate', maxCount: 1 });
+        const r = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-travel', quantity: 1 }, timeoutMs: SLOW_MS });
+        assert.equal(r.success, true);
+        await until(async () => (await activity()).some((a) => a.requestId === r.requestId && /^repeat-/.test(a.kind)), 'the copy seen by the app as a repeat', SLOW_MS, 50);
+        assert.equal((await search(`after duplicate ${transport}`, SLOW_MS)).success, true);
+        assert.equal(await cartCount(), cart + 1, 'run once');
+        assert.equal(resultsFor(demo.runtime.events, r.requestId).length, 1, 'answered once');
+        await clearRules();
+      });
+    });
+  }
 });
