@@ -22,6 +22,8 @@ import type { OUIActionResult } from '../../src/protocol/index.ts';
 
 /** The §7.3.7 re-answer interval the page's clients run with here (`?reanswerMs`). */
 const REANSWER_MS = 300;
+/** How long the page's approval grants last (its `?grantTtlMs`): short, so a grant used past its time is quick to test. */
+const GRANT_TTL_MS = 5000;
 /** The page's frames that run a hook: the app and its coupon widget. */
 const FRAMES = 2;
 
@@ -79,7 +81,7 @@ async function addRule(r: Rule): Promise<string> {
     await waitIn(panel, `the field ${label}`, (l) => !!document.querySelector(`input[aria-label="${l}"]`), label);
     await fill(panel, `input[aria-label="${label}"]`, String(value));
   };
-  await field('Delay (ms)', r.ms);
+  await field(r.fault === 'approval:expire' ? 'Late by (ms)' : 'Delay (ms)', r.ms);
   await field('Error', r.error);
   await field('Close code', r.code);
   await field('Close reason', r.reason);
@@ -123,7 +125,7 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
     demo = await startDemoServer();
     ff = await launchFirefox();
     page = await ff.browser.newPage();
-    await page.goto(`${demo.url}?transport=websocket&reanswerMs=${REANSWER_MS}`);
+    await page.goto(`${demo.url}?transport=websocket&reanswerMs=${REANSWER_MS}&grantTtlMs=${GRANT_TTL_MS}`);
     client = await demo.runtime.waitForClient(SLOW_MS);
     await demo.wsRuntime.waitForClient(SLOW_MS);
     panel = await openFirefoxPanel(ff, await firefoxTabId(ff, page), { rows: 'events' });
@@ -278,6 +280,47 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
         const seen = demo.runtime.events.filter((x) => x.t >= t0).map((x) => `${x.dir} ${x.type} ${JSON.stringify(x.payload).slice(0, 160)}`);
         throw new Error(`${e.message}; the runtime saw since:\n${seen.join('\n')}`);
       });
+      await clearRules();
+    });
+
+    test("delay the client's receipts: the runtime gets the receipt no sooner than the delay, and the result on time", async () => {
+      await addRule({ direction: 'from-client', type: 'ack', surface: 'catalog', action: 'search', fault: 'delay-ack', ms: 800, maxCount: 1 });
+      const r = await search('late receipt');
+      assert.equal(r.success, true);
+      const logged = (dir: 'in' | 'out', type: string) => demo.runtime.events.find((e) => e.dir === dir && e.type === type && requestIdOf(e.payload) === r.requestId);
+      await until(() => logged('in', 'receipt') !== undefined, 'the receipt reached the runtime', SLOW_MS, 20);
+      // On the runtime's clock: its request going out, the receipt and the result coming in.
+      const sent = logged('out', 'action:request')!;
+      const receipt = logged('in', 'receipt')!;
+      const result = logged('in', 'action:result')!;
+      assert.ok(receipt.t - sent.t >= 800, `the receipt came ${receipt.t - sent.t} ms after the request`);
+      assert.ok(result.t < receipt.t, 'the result was not held back with the receipt');
+      await clearRules();
+    });
+
+    test("expire the approval: delivered past the grant's expiresAt, refused ACTION_DENIED and not run", async () => {
+      // Something in the cart, so that clearing it would show.
+      assert.equal((await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-classic', quantity: 1 } })).success, true);
+      await until(async () => (await cartCount()) > 0, 'the cart filled', SLOW_MS, 50);
+      const cart = await cartCount();
+      await addRule({ surface: 'cart', action: 'clear_cart', fault: 'approval:expire', ms: GRANT_TTL_MS + 1000, maxCount: 1 });
+      const params = { reason: 'start_over' };
+      const granted = demo.runtime.askApproval(client, 'cart', 'clear_cart', params, { timeoutMs: SLOW_MS });
+      await waitIn(page, "the page's approval dialog", () => {
+        const b = document.querySelector<HTMLButtonElement>('#approve-btn');
+        b?.click();
+        return !!b;
+      }, null, SLOW_MS);
+      const approval = await granted;
+      const grant = demo.runtime.events.find((e) => e.dir === 'in' && e.type === 'x-approval:granted' && (e.payload as { approvalId?: string }).approvalId === approval.approvalId)!.payload as { expiresAt: number };
+      const r = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval, timeoutMs: SLOW_MS });
+      const sent = demo.runtime.events.find((e) => e.dir === 'out' && e.type === 'action:request' && requestIdOf(e.payload) === r.requestId)!;
+      const answered = demo.runtime.events.find((e) => e.dir === 'in' && e.type === 'action:result' && requestIdOf(e.payload) === r.requestId)!;
+      assert.ok(sent.t < grant.expiresAt, 'the runtime sent it while the grant was good');
+      assert.ok(answered.t > grant.expiresAt, 'answered past the grant');
+      assert.equal(r.success, false);
+      assert.equal(r.error?.code, 'ACTION_DENIED');
+      assert.equal(await cartCount(), cart, 'the cart was not cleared');
       await clearRules();
     });
 
