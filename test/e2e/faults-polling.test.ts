@@ -212,10 +212,9 @@ function suite(transport: 'polling' | 'fetch-polling', full: boolean) {
       await clearRules(panel);
     });
 
-    test("an approval's argsHash altered: the client refuses (ACTION_DENIED); expired: delivered past the grant, refused, and the cart is kept", async () => {
+    test("an approval's argsHash altered: the client refuses (ACTION_DENIED); reused: the second use is refused; expired: delivered past the grant, refused, and the cart is kept", async () => {
       assert.equal((await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-classic', quantity: 1 } })).success, true);
       await page.waitForFunction(() => Number(document.querySelector('#cart-count')?.textContent) > 0);
-      const cart = Number(await page.locator('#cart-count').innerText());
       const params = { reason: 'start_over' };
       const ask = async () => {
         const granted = demo.runtime.askApproval(client, 'cart', 'clear_cart', params, { timeoutMs: SLOW_MS });
@@ -228,6 +227,22 @@ function suite(transport: 'polling' | 'fetch-polling', full: boolean) {
       assert.equal(altered.error?.code, 'ACTION_DENIED');
       await clearRules(panel);
 
+      // Reused: the copy under another request id is refused, as the grant is single-use.
+      await addRule(panel, { surface: 'cart', action: 'clear_cart', fault: 'Reuse the approval', maxCount: 1 });
+      await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-classic', quantity: 1 } });
+      const reused = await demo.runtime.request(client, { surfaceId: 'cart', actionId: 'clear_cart', params, approval: await ask() });
+      assert.equal(reused.success, true, 'the first use runs');
+      await until(
+        () => events().some((e) => e.dir === 'in' && e.type === 'action:result' && requestIdOf(e.payload) !== reused.requestId && (e.payload as { error?: { code?: string } }).error?.code === 'ACTION_DENIED' && !requestIdOf(e.payload)?.startsWith(altered.requestId)),
+        'the reused approval refused',
+        SLOW_MS,
+        20,
+      );
+      await clearRules(panel);
+      assert.equal((await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'add_to_cart', params: { productId: 'mug-classic', quantity: 1 } })).success, true);
+      await page.waitForFunction(() => Number(document.querySelector('#cart-count')?.textContent) > 0);
+
+      const kept = Number(await page.locator('#cart-count').innerText());
       const rule = await addRule(panel, { surface: 'cart', action: 'clear_cart', fault: 'Expire the approval (deliver late)', ms: GRANT_TTL_MS + 1000, maxCount: 1 });
       const approval = await ask();
       const grant = events().find((e) => e.dir === 'in' && e.type === 'x-approval:granted' && (e.payload as { approvalId?: string }).approvalId === approval.approvalId)!.payload as { expiresAt: number };
@@ -237,7 +252,7 @@ function suite(transport: 'polling' | 'fetch-polling', full: boolean) {
       assert.ok(sent.t < grant.expiresAt && answered.t > grant.expiresAt, 'sent while the grant was good, answered past it');
       assert.equal(r.success, false);
       assert.equal(r.error?.code, 'ACTION_DENIED');
-      assert.equal(Number(await page.locator('#cart-count').innerText()), cart, 'the cart was not cleared');
+      assert.equal(Number(await page.locator('#cart-count').innerText()), kept, 'the cart was not cleared');
       await faultedRow(rule, 'delivered late');
       await clearRules(panel);
     });
