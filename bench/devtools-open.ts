@@ -11,15 +11,23 @@
  *     between animation frames during the burst).
  * Figures, not assertions; written to bench/devtools-open-results.json.
  *
- * DEVTOOLS_BENCH_ROUNDS sets the rounds (default 9).
+ * DEVTOOLS_BENCH_ROUNDS sets the rounds (default 9). DEVTOOLS_BENCH_BASELINE=<dir>
+ * adds a side with another build of the extension (a copy of dist/chrome from
+ * before a change) and its panel page, against the same browser without the
+ * extension, to compare two builds under the same load; DEVTOOLS_BENCH_PANEL_ONLY=1
+ * leaves out the real DevTools pair. Either writes no results file.
  */
-import { writeFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
-import { launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../test/support/browser.ts';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM_FLAGS, chromiumPath, launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../test/support/browser.ts';
 import { startFixtureServer } from '../test/support/fixture-server.ts';
 
 const FRAMES = 6_000;
 const ROUNDS = Number(process.env.DEVTOOLS_BENCH_ROUNDS) || 9;
+const BASELINE = process.env.DEVTOOLS_BENCH_BASELINE;
+const PANEL_ONLY = process.env.DEVTOOLS_BENCH_PANEL_ONLY === '1';
 
 const page = `<!doctype html><title>stream</title><script>
 window.stream = async (n) => {
@@ -51,7 +59,56 @@ server.onConnection((ws) => {
     }
   });
 });
+/**
+ * CPU time, by browser: every process of a Chromium carries its profile's
+ * --user-data-dir, so /proc tells each browser's CPU (all its processes: the
+ * page's renderer, the extension's, the browser's own IPC), which the load of
+ * the machine does not inflate as it does wall time. Linux only; elsewhere
+ * the figures are left out.
+ */
+const TICK_MS = 10;
+function profileDirs(): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const m = /--user-data-dir=([^\0]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
+      if (m) out.set(m[1]!, [...(out.get(m[1]!) ?? []), Number(pid)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+/** The CPU time (ms) of the live processes of the browser with this profile. */
+function cpuOf(dir: string | undefined): number {
+  if (!dir) return NaN;
+  let ticks = 0;
+  for (const pid of profileDirs().get(dir) ?? []) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ticks * TICK_MS;
+}
+/** Runs `launch` and returns what it opened with the profile directory of the browser it started. */
+async function withProfile<T extends { profile?: string }>(launchIt: () => Promise<T>): Promise<T> {
+  const before = new Set(profileDirs().keys());
+  const side = await launchIt();
+  side.profile = [...profileDirs().keys()].find((d) => !before.has(d));
+  return side;
+}
+
 interface Side {
+  profile?: string;
   name: string;
   b: Browser;
   app: Page;
@@ -72,6 +129,46 @@ async function open(name: string, extension: boolean, devtools: boolean): Promis
   return { name, b, app, panel };
 }
 
+/** Another build of the extension (DEVTOOLS_BENCH_BASELINE) with its panel page open on the app's tab, launched as test/support/browser.ts launches dist/chrome. */
+async function openBuild(name: string, dir: string): Promise<Side> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'oui-devtools-bench-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath(),
+    headless: true,
+    viewport: { width: 1200, height: 800 },
+    args: [...CHROMIUM_FLAGS, `--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
+  });
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 60_000 }));
+  const b: Browser = {
+    context,
+    extensionId: new URL(worker.url()).host,
+    worker,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+  const app = await context.newPage();
+  await app.goto(server.url);
+  const panel = await openPanelPage(b, await tabIdOf(b, app));
+  await panel.waitForSelector('[data-testid=connection].on');
+  await app.bringToFront();
+  return { name, b, app, panel };
+}
+
+/** The CPU time (ms) of the page's main thread so far (CDP ThreadTime): what the hook and the bridge take from the app, whatever the machine's load. */
+const cdps = new Map<Page, import('playwright-core').CDPSession>();
+async function threadTime(p: Page): Promise<number> {
+  let cdp = cdps.get(p);
+  if (!cdp) {
+    cdp = await p.context().newCDPSession(p);
+    await cdp.send('Performance.enable');
+    cdps.set(p, cdp);
+  }
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+  return (metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN) * 1000;
+}
+
 function trigger(p: Page): Promise<{ wall: number; stall: number; kept: number }> {
   return p.evaluate((n) => (window as unknown as { stream(n: number): Promise<{ wall: number; stall: number; kept: number }> }).stream(n), FRAMES);
 }
@@ -84,20 +181,29 @@ const quantile = (xs: number[], q: number) => {
 const median = (xs: number[]) => quantile(xs, 0.5);
 
 /** Pairs measured side by side: the extension's cost with its panel as a page, and with real DevTools open on both sides. */
-const PAIRS = [
-  ['panel page', await open('with the panel page', true, false), await open('without the extension', false, false)],
-  ['real DevTools', await open('with DevTools on the OUI panel', true, true), await open('DevTools open, without the extension', false, true)],
-] as const;
-const sides = PAIRS.flatMap(([, w, wo]) => [w, wo]);
-const series = new Map<string, { ratios: number[]; stalls: number[]; raw: unknown[] }>(PAIRS.map(([name]) => [name, { ratios: [], stalls: [], raw: [] }]));
+const loadBefore = loadavg();
+const without = await withProfile(() => open('without the extension', false, false));
+const PAIRS: Array<readonly [string, Side, Side]> = [['panel page', await withProfile(() => open('with the panel page', true, false)), without]];
+if (BASELINE) PAIRS.push(['baseline build, panel page', await withProfile(() => openBuild('the baseline build with its panel page', BASELINE)), without]);
+if (!PANEL_ONLY) PAIRS.push(['real DevTools', await withProfile(() => open('with DevTools on the OUI panel', true, true)), await withProfile(() => open('DevTools open, without the extension', false, true))]);
+const sides = [...new Set(PAIRS.flatMap(([, w, wo]) => [w, wo]))];
+const series = new Map<string, { ratios: number[]; stalls: number[]; cpuRatios: number[]; threadRatios: number[]; raw: unknown[] }>(
+  PAIRS.map(([name]) => [name, { ratios: [], stalls: [], cpuRatios: [], threadRatios: [], raw: [] }]),
+);
 
 for (let round = 0; round <= ROUNDS; round++) {
   // Every side takes its burst in turn, in an order that rotates, so a burst of load elsewhere hits all alike.
-  const got = new Map<Side, { wall: number; stall: number; kept: number }>();
+  const got = new Map<Side, { wall: number; stall: number; kept: number; cpu: number; thread: number }>();
   for (let j = 0; j < sides.length; j++) {
     const side = sides[(round + j) % sides.length]!;
     await side.app.bringToFront();
-    got.set(side, await trigger(side.app));
+    const cpu0 = cpuOf(side.profile);
+    const thread0 = await threadTime(side.app);
+    const r = await trigger(side.app);
+    const thread = (await threadTime(side.app)) - thread0;
+    // Until the extension's part of the burst is done too: the panel has what the page got (its CPU lands after the page's last frame).
+    await new Promise((done) => setTimeout(done, 300));
+    got.set(side, { ...r, cpu: cpuOf(side.profile) - cpu0, thread });
   }
   for (const [name, w, wo] of PAIRS) {
     const a = got.get(w)!;
@@ -107,7 +213,9 @@ for (let round = 0; round <= ROUNDS; round++) {
     const s = series.get(name)!;
     s.ratios.push(a.wall / z.wall);
     s.stalls.push(a.stall - z.stall);
-    s.raw.push({ with: { wall: +a.wall.toFixed(1), stall: +a.stall.toFixed(1) }, without: { wall: +z.wall.toFixed(1), stall: +z.stall.toFixed(1) } });
+    if (a.cpu > 0 && z.cpu > 0) s.cpuRatios.push(a.cpu / z.cpu);
+    if (a.thread > 0 && z.thread > 0) s.threadRatios.push(a.thread / z.thread);
+    s.raw.push({ with: { wall: +a.wall.toFixed(1), stall: +a.stall.toFixed(1), cpu: a.cpu, thread: +a.thread.toFixed(1) }, without: { wall: +z.wall.toFixed(1), stall: +z.stall.toFixed(1), cpu: z.cpu, thread: +z.thread.toFixed(1) } });
   }
   if (round > 0) process.stderr.write(`round ${round}/${ROUNDS}\r`);
 }
@@ -127,11 +235,13 @@ const results: Record<string, unknown> = {
     'browsers side by side: with the extension and its panel open and live on the tab, and without the extension; once with the panel as a page, once with real DevTools open on both sides (on the OUI panel, and without the extension). Each round every page takes a burst of inbound OUI frames in a rotating order; wall = request to last frame in the page; stall = the longest gap between animation frames during the burst. Medians over rounds (first round not counted), with quartiles',
   goal: 'wall ratio <= 1.2, stall delta <= +50 ms',
   panelsLive: live,
+  /** The machine's load average (1, 5, 15 min) before and after the run: the figures are side by side, but a loaded machine spreads them. */
+  loadavg: { before: loadBefore.map((x) => +x.toFixed(2)), after: loadavg().map((x) => +x.toFixed(2)) },
 };
 for (const [name] of PAIRS) {
   const s = series.get(name)!;
-  const r = { wallRatio: summary(s.ratios, 2), stallDeltaMs: summary(s.stalls, 1), raw: s.raw };
+  const r = { wallRatio: summary(s.ratios, 2), stallDeltaMs: summary(s.stalls, 1), pageThreadRatio: summary(s.threadRatios, 2), ...(s.cpuRatios.length ? { cpuRatio: summary(s.cpuRatios, 2) } : {}), raw: s.raw };
   results[name] = r;
-  console.log(`${FRAMES} inbound frames, ${name}: x${r.wallRatio.median} [${r.wallRatio.quartiles.join('..')}], longest stall ${r.stallDeltaMs.median >= 0 ? '+' : ''}${r.stallDeltaMs.median} ms [${r.stallDeltaMs.quartiles.join('..')}]`);
+  console.log(`${FRAMES} inbound frames, ${name}: x${r.wallRatio.median} [${r.wallRatio.quartiles.join('..')}], longest stall ${r.stallDeltaMs.median >= 0 ? '+' : ''}${r.stallDeltaMs.median} ms [${r.stallDeltaMs.quartiles.join('..')}], page main thread's CPU x${r.pageThreadRatio.median} [${r.pageThreadRatio.quartiles.join('..')}]${r.cpuRatio ? `, browser CPU x${r.cpuRatio.median} [${r.cpuRatio.quartiles.join('..')}]` : ''}`);
 }
-writeFileSync(new URL('./devtools-open-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+if (!BASELINE && !PANEL_ONLY) writeFileSync(new URL('./devtools-open-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);

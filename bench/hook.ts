@@ -18,7 +18,8 @@
  * quartiles. Within a round, each browser runs a scenario a few times and
  * the fastest run counts (REPEATS). A first warm-up round is not counted.
  *
- * HOOK_BENCH_ROUNDS sets the number of counted rounds (default 15);
+ * HOOK_BENCH_ROUNDS sets the number of counted rounds (default 15),
+ * HOOK_BENCH_SCENARIOS a subset of the scenarios (then nothing is written);
  * HOOK_BENCH_BASELINE=<dir> adds a fourth browser with another build of the
  * extension (e.g. a copy of dist/chrome from before a change), measured the
  * same way, to compare two hooks under the same load.
@@ -89,7 +90,9 @@ const SCENARIOS = {
   direct: 'direct',
 } as const;
 type Scenario = keyof typeof SCENARIOS;
-const NAMES = Object.keys(SCENARIOS) as Scenario[];
+/** HOOK_BENCH_SCENARIOS=postMessage,receive runs only those (and writes no results file: the docs show full runs). */
+const ONLY = process.env.HOOK_BENCH_SCENARIOS?.split(',');
+const NAMES = (Object.keys(SCENARIOS) as Scenario[]).filter((k) => !ONLY || ONLY.includes(k));
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -287,4 +290,4 @@ results.overhead = overhead;
 results.overheadCpu = overheadCpu;
 results.overheadRendererCpu = overheadProcessCpu;
 if (BASELINE) results.baselineBuild = BASELINE;
-writeFileSync(new URL('./hook-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+if (!ONLY) writeFileSync(new URL('./hook-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);

@@ -19,6 +19,7 @@
  */
 import {
   HOOK_PORT_MARKER,
+  itemsOfJson,
   PROTOCOL,
   readBridgeWelcome,
   readHookCommand,
@@ -88,7 +89,11 @@ function toHook(command: HookCommand): void {
   else early.push(message);
 }
 
-function toBackground(message: HookMessage): void {
+function toBackground(hookMessage: HookMessage): void {
+  // The hook's JSON text, parsed in this world: one string crossed from the page's world instead of a clone per item, and
+  // Chrome's messaging takes the items as objects (it serialises a long string no faster than the objects it holds).
+  const message = hookMessage.type === 'items:json' ? itemsOfJson(hookMessage) : hookMessage;
+  if (!message) return;
   if (message.type === 'items') {
     for (const it of message.items) if (it?.payload) it.payload = outwardPayload(it.payload);
   }

@@ -14,6 +14,38 @@ import { SafeSet, append } from './primordials.ts';
 export const FLUSH_DELAY_MS = 16;
 
 /**
+ * Where the page has idle time (requestIdleCallback, taken at load), live
+ * delivery waits for it, at most IDLE_WAIT_MS: the relay to the extension
+ * (the clone to the bridge, Chrome's messaging) runs on the page's thread,
+ * and a burst of traffic is then not slowed by it. An idle period sends
+ * slices of SLICE entries while it lasts; a wait that timed out sends the
+ * rest one slice per task, so no delivery is one long task. Beyond
+ * MAX_WAITING entries delivery starts without waiting for idle time.
+ */
+export const IDLE_WAIT_MS = 1000;
+export const SLICE = 256;
+const MAX_WAITING = 8192;
+/** Idle time a slice needs to start, in ms. */
+const SLICE_MS = 4;
+
+interface Deadline {
+  didTimeout: boolean;
+  timeRemaining(): number;
+}
+type IdleScheduler = (fn: (deadline: Deadline) => void, options: { timeout: number }) => unknown;
+// The browser's own, taken at load: a page that wraps requestIdleCallback or IdleDeadline later sees no call of the hook's.
+const G = globalThis as { requestIdleCallback?: IdleScheduler; IdleDeadline?: { prototype: Deadline } };
+const idleNative = G.requestIdleCallback;
+const deadlineProto = G.IdleDeadline?.prototype;
+const timeRemainingNative = deadlineProto?.timeRemaining;
+const didTimeoutNative = deadlineProto ? Object.getOwnPropertyDescriptor(deadlineProto, 'didTimeout')?.get : undefined;
+const applyNative = Reflect.apply;
+const requestIdle: ((fn: (deadline: Deadline) => void, timeout: number) => void) | undefined =
+  typeof idleNative === 'function' && timeRemainingNative && didTimeoutNative ? (fn, timeout) => applyNative(idleNative, globalThis, [fn, { timeout }]) : undefined;
+const timedOut = (d: Deadline) => applyNative(didTimeoutNative!, d, []) as boolean;
+const remaining = (d: Deadline) => applyNative(timeRemainingNative!, d, []) as number;
+
+/**
  * A JSON batch's text, in UTF-16 units: as the extension carries it (the
  * string escaped again, in UTF-8) at most 3 bytes a unit, so a batch stays
  * within CHUNK_BYTES as chunkItems' batches do.
@@ -50,6 +82,10 @@ export class Outbox {
   /** Where the oldest ring entry not yet built may be (entries are in ring order). */
   private next = 0;
   private scheduled = false;
+  /** A wait for idle time timed out: the rest goes one slice per task until nothing is ready. */
+  private draining = false;
+  /** The scheduled flush's number: a callback of an earlier one (overtaken when too much waited) does nothing. */
+  private gen = 0;
   private announced: Set<string> = new SafeSet<string>();
   private readonly facts: ItemFacts = { client: '', seq: 0, size: 0 };
   live: Live | null = null;
@@ -66,13 +102,21 @@ export class Outbox {
   /** Queues an entry for the live subscriber (nothing without one). */
   add(entry: Entry): void {
     append(this.entries, entry);
+    if (this.entries.length === MAX_WAITING && requestIdle && !this.draining) {
+      // Too much waits for idle time: deliver now, a slice per task.
+      this.draining = true;
+      this.scheduled = false;
+    }
     this.scheduleFlush();
   }
 
   scheduleFlush(): void {
     if (this.scheduled || !this.live) return;
     this.scheduled = true;
-    this.setTimer(this.flush, FLUSH_DELAY_MS);
+    const gen = ++this.gen;
+    if (!requestIdle) this.setTimer(this.flush, FLUSH_DELAY_MS);
+    else if (this.draining) this.setTimer(() => gen === this.gen && this.flushSlice(), 0);
+    else requestIdle((d) => gen === this.gen && this.flushIdle(d), IDLE_WAIT_MS);
   }
 
   /** Ring entry `g` is about to be dropped: when it still waits here, its item is built now and still delivered. */
@@ -100,6 +144,7 @@ export class Outbox {
 
   stop(): void {
     this.live = null;
+    this.draining = false;
     this.entries = [];
     this.next = 0;
   }
@@ -109,6 +154,34 @@ export class Outbox {
     if (!this.live) return 0;
     this.deliverReady(this.live);
     return this.entries.length;
+  }
+
+  /** Idle time: slices while it lasts; a wait that timed out drains, one slice per task. */
+  private flushIdle(deadline: Deadline): void {
+    try {
+      this.scheduled = false;
+      if (!this.live) return this.stop();
+      if (timedOut(deadline)) this.draining = true;
+      do {
+        if (!this.deliverReady(this.live, SLICE)) return;
+      } while (this.entries.length && !this.draining && remaining(deadline) > SLICE_MS);
+      if (this.entries.length) this.scheduleFlush();
+      else this.draining = false;
+    } catch {
+      // Runs in the page's idle callbacks: never into the app.
+    }
+  }
+
+  private flushSlice(): void {
+    try {
+      this.scheduled = false;
+      if (!this.live) return this.stop();
+      if (!this.deliverReady(this.live, SLICE)) return;
+      if (this.entries.length) this.scheduleFlush();
+      else this.draining = false;
+    } catch {
+      // Runs in the page's timers: never into the app.
+    }
   }
 
   private readonly flush = (): void => {
@@ -124,10 +197,10 @@ export class Outbox {
   };
 
   /** Delivers up to the first entry still waiting for its payload; false when that is the first. */
-  private deliverReady(to: Live): boolean {
+  private deliverReady(to: Live, most = Infinity): boolean {
     const e = this.entries;
     let ready = 0;
-    while (ready < e.length && !this.source.isPending(e[ready]!)) ready++;
+    while (ready < e.length && ready < most && !this.source.isPending(e[ready]!)) ready++;
     if (ready === 0) return false;
     if (to.json) {
       const rest: Entry[] = [];
@@ -187,7 +260,7 @@ export class Outbox {
       const x = list[j]!;
       const one = typeof x === 'number' ? this.source.jsonAt(x, facts) : itemJson(x, facts);
       if (one === undefined) continue;
-      if (count && text.length + one.length > JSON_CHUNK_UNITS) emit();
+      if (count && (count >= SLICE || text.length + one.length > JSON_CHUNK_UNITS)) emit();
       text = count ? `${text},${one}` : one;
       count++;
       const id = facts.client;

@@ -93,10 +93,10 @@ export interface CoverageMessage {
 
 /**
  * Items as one JSON text (of a `CapturedItem[]`, bytes as base64), for a
- * subscriber that asked with `json` (the extension's bridge): the page's
- * thread then clones and posts one string instead of an object per item,
- * and the background parses it into an `items` message (`itemsOfJson`),
- * off the page's thread. Additive within protocol 2.
+ * subscriber that asked with `json` (the extension's bridge): the hook
+ * writes it from its columns with no item object and the page's world
+ * clones one string instead of an object per item; the bridge reads it back
+ * into an `items` message (`itemsOfJson`). Additive within protocol 2.
  */
 export interface ItemsJsonMessage {
   type: 'items:json';

@@ -100,9 +100,12 @@ export function tapPostMessage(buffer: CaptureBuffer): ((event: Event) => void) 
   }
 
   function peerFor(source: MessageEventSource | null, e: MessageEvent, now: number): Peer {
+    // A window seen within the TTL first: `peers` holds only windows, and asking a WindowProxy for `frames` costs more than the lookup.
+    let known = source !== null ? peers.get(source) : undefined;
+    if (known && now - known.at <= PATH_TTL_MS) return known;
     const isWindow = source !== null && 'frames' in source;
     const origin = isWindow ? '' : natives.messageOrigin(e) || 'unknown';
-    let known = isWindow ? peers.get(source) : origins.get(origin);
+    if (!isWindow) known = origins.get(origin);
     if (known && now - known.at <= PATH_TTL_MS) return known;
     const me = self(now);
     const path = isWindow ? framePath(source as Window) : `origin:${origin}`;

@@ -5,7 +5,7 @@
  * - a `panel` port must come from an extension page; it names the tab it
  *   inspects once, and its commands go to that tab only.
  */
-import { PROTOCOL, itemsOfJson, readBridgeRequest, readFromPanel, readHookMessage, type BridgeWelcome, type FaultsCommand, type HookCommand, type ToPanel } from '../messages.ts';
+import { PROTOCOL, readBridgeRequest, readFromPanel, readHookMessage, type BridgeWelcome, type FaultsCommand, type HookCommand, type ToPanel } from '../messages.ts';
 
 export interface PortLike {
   name: string;
@@ -71,9 +71,7 @@ export function createRouter(deps: RouterDeps) {
     if (typeof tabId !== 'number' || tabId < 0) return port.disconnect();
     const frameId = port.sender?.frameId ?? 0;
     port.onMessage.addListener((data) => {
-      const read = readHookMessage(data);
-      // The hook's JSON text is parsed here, off the page's thread (ItemsJsonMessage).
-      const message = read?.type === 'items:json' ? itemsOfJson(read) : read;
+      const message = readHookMessage(data);
       if (message) toPanels(tabId, { type: 'capture', frameId, message });
     });
   }
