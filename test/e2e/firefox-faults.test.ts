@@ -105,6 +105,47 @@ async function clearRules(): Promise<void> {
   await appliedIn(FRAMES);
 }
 
+/** Takes the runtime's seat on the client of that kind in the Runtime view; waits until the page's hooks have it. */
+async function takeOver(kind: string): Promise<void> {
+  await tab('runtime');
+  await clickButton(panel, `Take over ${kind}:`, { prefix: true, timeout: SLOW_MS });
+  await waitIn(panel, 'the stand-in banner', (k) => document.querySelector('[data-testid=stand-in-banner]')?.textContent?.includes(`Stand-in runtime: the app's runtime is held back from ${k}`), kind);
+  // The banner is the panel's word; the page's hooks have the takeover once they answered its set (the Faults view counts them).
+  await tab('faults');
+  await appliedIn(FRAMES);
+}
+
+/** Gives the seat back; waits until the page's hooks have the set without the takeover. */
+async function giveBack(kind: string): Promise<void> {
+  await tab('runtime');
+  await clickButton(panel, `Give back ${kind}:`, { prefix: true });
+  await waitIn(panel, 'the stand-in banner gone', () => !document.querySelector('[data-testid=stand-in-banner]'), null);
+  await tab('faults');
+  await appliedIn(FRAMES);
+}
+
+/** Sends a request as the stand-in from the Runtime view's composer; returns its requestId once it is answered with success. */
+async function standInSend(surfaceId: string, actionId: string, params: unknown): Promise<string> {
+  await tab('runtime');
+  const before = await panel.$$eval('[data-testid=stand-in-calls] tbody tr', (rows) => rows.map((r) => r.getAttribute('data-request-id') ?? ''));
+  await waitIn(panel, `${surfaceId} offered`, (id) => [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === id && o.dataset.mounted === 'true'), surfaceId, SLOW_MS);
+  await choose(panel, 'Surface', surfaceId);
+  await choose(panel, 'Action', actionId);
+  await waitIn(panel, 'the params box', () => !!document.querySelector('textarea[aria-label="Params JSON"]'), null);
+  await fill(panel, 'textarea[aria-label="Params JSON"]', JSON.stringify(params));
+  await clickButton(panel, 'Send as stand-in');
+  return waitIn(
+    panel,
+    "the stand-in's answer",
+    (old) => {
+      const row = [...document.querySelectorAll('[data-testid=stand-in-calls] tbody tr')].find((r) => !old.includes(r.getAttribute('data-request-id') ?? ''));
+      return row && /^success/.test(row.querySelector('[data-testid=stand-in-answer]')?.textContent ?? '') ? row.getAttribute('data-request-id') : null;
+    },
+    before,
+    SLOW_MS,
+  );
+}
+
 /** The newest request the Socket.IO runtime sent with this query. */
 async function sentRequest(query: string): Promise<string> {
   let id: string | undefined;
@@ -325,42 +366,18 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
     });
 
     test("takeover: the real runtime's requests are held back, the stand-in's request is answered; given back, the runtime is answered again", async () => {
-      await tab('runtime');
-      await clickButton(panel, 'Take over socket.io:', { prefix: true, timeout: SLOW_MS });
-      await waitIn(panel, 'the stand-in banner', () => /Stand-in runtime: the app's runtime is held back from socket\.io/.test(document.querySelector('[data-testid=stand-in-banner]')?.textContent ?? ''), null);
-      // The banner is the panel's word; the page's hooks have the takeover once they answered its set (the Faults view counts them).
-      await tab('faults');
-      await appliedIn(FRAMES);
-      await tab('runtime');
+      await takeOver('socket.io');
       // The real runtime's own request no longer reaches the page: it times out.
       const held = await search('held back', 2000);
       assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime got no answer while the stand-in holds its seat");
       assert.ok(!(await activity()).some((a) => a.requestId === held.requestId), 'the app never saw that request');
 
-      await waitIn(panel, 'catalog offered', () => [...document.querySelectorAll<HTMLOptionElement>('select[aria-label="Surface"] option')].some((o) => o.value === 'catalog' && o.dataset.mounted === 'true'), null, SLOW_MS);
-      await choose(panel, 'Surface', 'catalog');
-      await choose(panel, 'Action', 'search');
-      await waitIn(panel, 'the params box', () => !!document.querySelector('textarea[aria-label="Params JSON"]'), null);
-      await fill(panel, 'textarea[aria-label="Params JSON"]', JSON.stringify({ query: 'stand-in mug' }));
-      await clickButton(panel, 'Send as stand-in');
-      const requestId = await waitIn(
-        panel,
-        "the stand-in's answer",
-        () => {
-          const row = document.querySelector('[data-testid=stand-in-calls] tbody tr');
-          return /^success/.test(row?.querySelector('[data-testid=stand-in-answer]')?.textContent ?? '') ? row!.getAttribute('data-request-id') : null;
-        },
-        null,
-        SLOW_MS,
-      );
+      const requestId = await standInSend('catalog', 'search', { query: 'stand-in mug' });
       // The app ran it (its own log); the real runtime neither sent it nor got its answer.
       assert.ok((await activity()).some((a) => a.requestId === requestId && a.kind === 'result'), 'the page answered the stand-in request');
       assert.equal(demo.runtime.events.some((e) => requestIdOf(e.payload) === requestId), false, "the app's runtime never saw the stand-in's exchange");
 
-      await clickButton(panel, 'Give back socket.io:', { prefix: true });
-      await waitIn(panel, 'the banner gone', () => !document.querySelector('[data-testid=stand-in-banner]'), null);
-      await tab('faults');
-      await appliedIn(FRAMES);
+      await giveBack('socket.io');
       const back = await search('given back', SLOW_MS);
       assert.equal(back.success, true, `given back: the runtime is answered (${JSON.stringify(back.error)})`);
     });
@@ -473,6 +490,19 @@ describe('fault rules and the stand-in takeover in Firefox', () => {
       assert.equal((await list(ws)).success, true, 'a later exchange');
       assert.equal(resultsFor(demo.wsRuntime.events, once.requestId).length, 1, 'answered once');
       await clearRules();
+    });
+
+    test("takeover: the ws-json runtime's request held back, the stand-in's answered; given back, the runtime is answered again", async () => {
+      const ws = await demo.wsRuntime.waitForClient();
+      await takeOver('websocket');
+      const held = await list(ws, 2000);
+      assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime got no answer while the stand-in holds its seat");
+      assert.ok(!(await activity()).some((a) => a.requestId === held.requestId), 'the app never saw that request');
+      const requestId = await standInSend('notifications', 'list', {});
+      assert.ok((await activity()).some((a) => a.requestId === requestId && a.kind === 'result'), 'the page answered the stand-in request');
+      assert.equal(demo.wsRuntime.events.some((e) => requestIdOf(e.payload) === requestId), false, "the app's runtime never saw the stand-in's exchange");
+      await giveBack('websocket');
+      assert.equal((await list(ws, SLOW_MS)).success, true, 'given back: the runtime is answered');
     });
 
     test('disconnect: the server reads the close code and reason the rule gave; the client connects again', async () => {
