@@ -1,26 +1,17 @@
-/**
- * The Sequence view at 100,000 events: four clients, each request answered
- * with a receipt, a result and the runtime's acknowledgment (some failed,
- * some refused, some re-sent, some still in flight). In Node: the layout
- * built from the model, and a window query of the span index. In real
- * Chromium with the built panel, the session imported: each zoom, pan and
- * brush step from the input to the canvas drawn (the view writes it on the
- * canvas, data-step-ms), and the brushed range listed in the Timeline.
- * Figures, not assertions (the target is ≤ 50 ms a step); written to
- * bench/sequence-results.json.
- */
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { launch } from '../test/support/browser.ts';
 import { exportSession } from '../src/session/wire/session-file.ts';
 import { replay } from '../src/session/model/session-model.ts';
 import { buildSequence } from '../src/session/sequence/spans.ts';
 import { SpanIndex } from '../src/session/sequence/span-index.ts';
 import { latencyTable } from '../src/session/sequence/latency.ts';
-import type { WireClient, WireEvent } from '../src/session/wire/wire.ts';
+import { traffic } from './sequence-traffic.ts';
+import { liveTicks, type LiveFigures } from './sequence-live.ts';
 
-const EVENTS = 100_000;
 /** In the page: from "Show in Timeline" to the Timeline counting the narrowed list, ms. */
 const LISTED = `new Promise((resolve) => {
   const t0 = performance.now();
@@ -34,41 +25,8 @@ const LISTED = `new Promise((resolve) => {
   requestAnimationFrame(done);
 })`;
 const STEPS = 12;
-
-function traffic(): { clients: WireClient[]; events: WireEvent[] } {
-  const clients: WireClient[] = [0, 1, 2, 3].map((k) => ({ key: `ws:bench${k}`, kind: 'websocket', label: `ws://bench/${k}`, origin: 'http://bench', frameUrl: 'http://bench/', frameId: 0 }));
-  const surface = { id: 'bench', name: 'Bench', description: 'A long session', actions: ['go', 'get', 'put'].map((id) => ({ id, description: id, input: { type: 'object', properties: { n: { type: 'integer' } } } })) };
-  const events: WireEvent[] = [];
-  let t = Date.now() - EVENTS * 5;
-  let seq = 0;
-  const push = (c: WireClient, e: Omit<WireEvent, 'id' | 'client' | 't' | 'size'>, at = t) => {
-    const ev = { id: `e${seq++}`, client: c.key, t: at, size: 100, ...e } as WireEvent;
-    events.push(ev);
-    return ev;
-  };
-  for (const c of clients) push(c, { dir: 'out', kind: 'event', type: 'surface:register', payload: { surface, timestamp: Math.round(t) } });
-  let i = 0;
-  while (events.length < EVENTS) {
-    i++;
-    const c = clients[i % 4]!;
-    const requestId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const actionId = ['go', 'get', 'put'][i % 3]!;
-    t += 5;
-    const req = push(c, { dir: 'in', kind: 'event', type: 'action:request', wantsAck: true, payload: { requestId, surfaceId: 'bench', actionId, params: { n: i }, timestamp: Math.round(t) } });
-    const took = 2 + ((i * 37) % 400);
-    // Events are recorded in time order: the answers land later in the list, interleaved with other requests.
-    const at = (d: number) => t + d;
-    push(c, { dir: 'out', kind: 'ack', ackOf: req.id, payload: i % 97 === 0 ? { ok: false, reason: 'busy' } : { ok: true } }, at(1));
-    if (i % 97 === 0) continue;
-    if (i % 501 === 0) continue; // in flight
-    const res = push(c, { dir: 'out', kind: 'event', type: 'action:result', wantsAck: true, payload: i % 53 === 0 ? { requestId, success: false, error: { code: 'CONFLICT', message: 'no' }, timestamp: Math.round(at(took)) } : { requestId, success: true, data: { n: i }, timestamp: Math.round(at(took)) } }, at(took));
-    push(c, { dir: 'in', kind: 'ack', ackOf: res.id, payload: i % 89 === 0 ? { ok: false, reason: 'stale' } : { ok: true } }, at(took + 1));
-  }
-  events.sort((a, b) => a.t - b.t);
-  // Exactly EVENTS: the last request's answers fall after the end, and it stays in flight.
-  events.length = EVENTS;
-  return { clients, events };
-}
+/** The 1-minute load average now, and a figure with the load before and after it was taken. */
+const load = () => round(loadavg()[0]!, 1);
 
 const { clients, events } = traffic();
 const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), events: events.length, loadAverage: loadavg().map((n) => round(n)) };
@@ -110,6 +68,9 @@ const results: Record<string, unknown> = { node: process.version, date: new Date
   }
   queries.sort((a, b) => a - b);
   builds.sort((a, b) => a - b);
+  const liveNode = liveTicks();
+  results.liveNode = { ...liveNode, load: load() };
+  console.log('live layout, Node', results.liveNode);
   results.layout = { spans: layout.spans.length, lanes: layout.lanes.length, buildMsMedian: round(builds[2]!), buildCpuMsMedian: round(buildCpu[2]!), indexMs: round(indexMs), latencyTableMs: round(latencyMs), windowQueryMsP50: round(queries[100]!, 3), windowQueryMsMax: round(queries[queries.length - 1]!, 3) };
   console.log("layout", results.layout);
 }
@@ -124,6 +85,17 @@ const file = join(dir, 'session.json');
 writeFileSync(file, JSON.stringify(exportSession(clients, events)));
 const b = await launch({ viewport: { width: 1400, height: 900 } });
 try {
+  // The live layout in a Chromium page: bench/sequence-live.ts bundled, fed the same traffic tick by tick.
+  const bundle = await build({ entryPoints: [fileURLToPath(new URL('./sequence-live.ts', import.meta.url))], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'chrome120' });
+  const lp = await b.context.newPage();
+  await lp.goto('about:blank');
+  await lp.addScriptTag({ content: bundle.outputFiles[0]!.text });
+  const loadBefore = load();
+  const liveChromium = (await lp.evaluate('liveTicks(250)')) as LiveFigures;
+  results.liveChromium = { ...liveChromium, load: [loadBefore, load()] };
+  console.log('live layout, Chromium', results.liveChromium);
+  await lp.close();
+
   const p = await b.context.newPage();
   await p.goto(`chrome-extension://${b.extensionId}/panel.html`);
   const [chooser] = await Promise.all([p.waitForEvent('filechooser'), p.getByRole('button', { name: 'open a session file' }).click()]);
@@ -145,24 +117,25 @@ try {
     await p.waitForFunction((n) => Number((document.querySelector('.sequence canvas') as HTMLElement).dataset.steps ?? 0) > n, before, { timeout: 30_000 });
     return canvas.evaluate((el) => ({ ms: Number((el as HTMLElement).dataset.stepMs), spans: Number((el as HTMLElement).dataset.spansDrawn) }));
   };
-  const summary = (xs: Array<{ ms: number; spans: number }>) => {
+  const summary = (xs: Array<{ ms: number; spans: number }>, loads: number[]) => {
     const ms = xs.map((x) => x.ms).sort((a, b) => a - b);
-    return { steps: ms.length, p50Ms: round(ms[Math.ceil(ms.length / 2) - 1]!), p95Ms: round(ms[Math.ceil(ms.length * 0.95) - 1]!), maxMs: round(ms[ms.length - 1]!), spansDrawnMax: Math.max(...xs.map((x) => x.spans)) };
+    return { steps: ms.length, p50Ms: round(ms[Math.ceil(ms.length / 2) - 1]!), p95Ms: round(ms[Math.ceil(ms.length * 0.95) - 1]!), maxMs: round(ms[ms.length - 1]!), spansDrawnMax: Math.max(...xs.map((x) => x.spans)), load: [Math.min(...loads), Math.max(...loads)] };
   };
+  const loads: Record<string, number[]> = { zoomKeys: [], zoomWheel: [], pan: [], brush: [] };
   await canvas.focus();
   // Zoom in from the whole session to a few requests, and back out.
   const zoomSteps: Array<{ ms: number; spans: number }> = [];
-  for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('+')));
-  for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('-')));
+  for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('+'))), loads.zoomKeys!.push(load());
+  for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('-'))), loads.zoomKeys!.push(load());
   const box = (await canvas.boundingBox())!;
   const wheelSteps: Array<{ ms: number; spans: number }> = [];
   await p.mouse.move(box.x + box.width / 2, box.y + 20);
-  for (let k = 0; k < STEPS; k++) wheelSteps.push(await step(() => p.mouse.wheel(0, k < STEPS / 2 ? -240 : 240)));
+  for (let k = 0; k < STEPS; k++) wheelSteps.push(await step(() => p.mouse.wheel(0, k < STEPS / 2 ? -240 : 240))), loads.zoomWheel!.push(load());
   const panSteps: Array<{ ms: number; spans: number }> = [];
   await canvas.focus();
   await p.keyboard.press('+');
   await p.keyboard.press('+');
-  for (let k = 0; k < STEPS; k++) panSteps.push(await step(() => p.keyboard.press(k % 2 ? 'Shift+ArrowLeft' : 'Shift+ArrowRight')));
+  for (let k = 0; k < STEPS; k++) panSteps.push(await step(() => p.keyboard.press(k % 2 ? 'Shift+ArrowLeft' : 'Shift+ArrowRight'))), loads.pan!.push(load());
   await p.keyboard.press('0');
   /** Layouts built while zooming and panning: 0 means every step was the window alone. (The brush goes to the Timeline and back, which mounts the view again.) */
   const rebuilt = (await builds()) - builds0;
@@ -179,6 +152,7 @@ try {
         await p.mouse.up();
       }),
     );
+    loads.brush!.push(load());
     // The brushed range listed: from "Show in Timeline" to the Timeline's count of the narrowed list.
     // A string, not a function: tsx would wrap a function's inner arrows in a helper the page does not have.
     listed.push(Number(await p.evaluate(LISTED)));
@@ -188,10 +162,10 @@ try {
   }
   listed.sort((a, b) => a - b);
   results.chromium = {
-    zoomKeys: summary(zoomSteps),
-    zoomWheel: summary(wheelSteps),
-    pan: summary(panSteps),
-    brush: summary(brushSteps),
+    zoomKeys: summary(zoomSteps, loads.zoomKeys!),
+    zoomWheel: summary(wheelSteps, loads.zoomWheel!),
+    pan: summary(panSteps, loads.pan!),
+    brush: summary(brushSteps, loads.brush!),
     layoutsBuiltDuringSteps: rebuilt,
     brushListedInTimelineMsP50: round(listed[2]!),
     brushListedInTimelineMsMax: round(listed[listed.length - 1]!),

@@ -49,9 +49,8 @@ interface LaneState {
   spans: Span[];
   /** The rows' ends before some of its spans. */
   checkpoints: Map<Span, number[]>;
-  /** The first and last span (or where a removed one was) changed since the rows were placed. */
-  lo?: Span;
-  hi?: Span;
+  /** Spans added or removed since the rows were placed (a removed one still says where it was). */
+  changed: Span[];
 }
 
 export interface LiveStats {
@@ -174,7 +173,7 @@ export class LiveSequence {
   private addLane(key: string, label: string, kind: Lane['kind']): void {
     this.laneOf.set(key, this.lanes.length);
     this.lanes.push({ key, label, kind, rows: 1 });
-    this.laneState.push({ spans: [], checkpoints: new Map() });
+    this.laneState.push({ spans: [], checkpoints: new Map(), changed: [] });
     if (kind === 'client') this.known.set(key, new Map());
   }
 
@@ -320,30 +319,53 @@ export class LiveSequence {
   }
 
   private changed(ls: LaneState, s: Span): void {
-    if (!ls.lo || before(s, ls.lo)) ls.lo = s;
-    if (!ls.hi || before(ls.hi, s)) ls.hi = s;
+    ls.changed.push(s);
   }
 
-  /** Places rows again in each lane from its first change, until the rows' state meets a checkpoint it had. */
+  /**
+   * Places rows again in each lane from each change on, until the rows'
+   * state meets a checkpoint it had before (from there to the next change
+   * nothing differs), then on from the next change.
+   */
   private placeRows(): void {
     this.laneState.forEach((ls, l) => {
-      if (!ls.lo || !ls.hi) return;
+      if (!ls.changed.length) return;
       const spans = ls.spans;
-      const from = sortedIndex(spans, ls.lo, before);
-      // The changes end here: past it, a checkpoint met again means the rest is as it was.
-      const last = sortedIndex(spans, ls.hi, before);
-      ls.lo = ls.hi = undefined;
-      // Start from the nearest checkpoint at or before `from`.
-      let i = from;
-      let state: number[] | undefined;
-      while (i > 0 && !(state = ls.checkpoints.get(spans[i]!))) i--;
-      state = i === 0 ? [] : state!.slice();
+      const at = ls.changed.map((s) => sortedIndex(spans, s, before)).sort((a, b) => a - b);
+      ls.changed = [];
+      let c = 0;
+      let i = 0;
+      let state: number[] = [];
       let sinceCheckpoint = 0;
+      /** The change being placed from: no checkpoint at or before it says the rest is as it was. */
+      let guard = 0;
+      // Start (or go on) from the nearest checkpoint at or before the change at `at[c]`.
+      const resume = (from: number) => {
+        guard = from;
+        i = from;
+        let cp: number[] | undefined;
+        while (i > 0 && !(cp = ls.checkpoints.get(spans[i]!))) i--;
+        state = i === 0 || !cp ? [] : cp.slice();
+        sinceCheckpoint = 0;
+      };
+      resume(at[0]!);
       for (; i < spans.length; i++) {
+        while (c < at.length && at[c]! <= i) c++;
         const s = spans[i]!;
         const cp = ls.checkpoints.get(s);
-        if (cp && i > last && sameRows(cp, state)) return;
-        if (cp || sinceCheckpoint >= CHECKPOINT || i === 0) {
+        if (cp && i > guard && sameRows(cp, state, s.start)) {
+          // As it was: the spans up to the next change keep their rows.
+          if (c >= at.length) return;
+          resume(at[c]!);
+          i--;
+          continue;
+        }
+        if (cp) {
+          // Written over in place: a long pass allocates nothing for the checkpoints it meets.
+          cp.length = state.length;
+          for (let r = 0; r < state.length; r++) cp[r] = state[r]!;
+          sinceCheckpoint = 0;
+        } else if (sinceCheckpoint >= CHECKPOINT || i === 0) {
           ls.checkpoints.set(s, state.slice());
           sinceCheckpoint = 0;
         }
@@ -381,8 +403,14 @@ function shapeOf(req: RequestState): string {
   return `${req.sends.length}/${req.receipts.length}/${req.results.length}/${acks}/${req.status}/${req.resolution ? 1 : 0}`;
 }
 
-function sameRows(a: readonly number[], b: readonly number[]): boolean {
+/**
+ * Whether two states of a lane's rows place the spans from one starting at
+ * `t` on alike: the same rows in use, each ending at the same time or both
+ * free by `t` (spans come in start order, so a row free at `t` is free for
+ * every later one, and takes the same end once a span takes it).
+ */
+function sameRows(a: readonly number[], b: readonly number[], t: number): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !(a[i]! <= t && b[i]! <= t)) return false;
   return true;
 }
