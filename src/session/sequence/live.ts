@@ -398,9 +398,10 @@ function requestIdOf(ev: WireEvent | undefined): string | undefined {
 
 /** What of a request a span is made of, in one string: equal shapes give equal spans (but for an open span's end). */
 function shapeOf(req: RequestState): string {
-  let acks = 0;
-  for (const r of req.results) if (r.ack) acks++;
-  return `${req.sends.length}/${req.receipts.length}/${req.results.length}/${acks}/${req.status}/${req.resolution ? 1 : 0}`;
+  // An acknowledgment sent again takes the place of the first (the model keeps the latest): its event says it changed.
+  let acks = '';
+  for (const r of req.results) acks += `${r.ack?.eventId ?? ''}${r.forRepeat ? '+' : ''},`;
+  return `${req.sends.length}/${req.receipts.length}/${req.results.length}/${acks}/${req.status}/${req.resolution?.eventId ?? ''}`;
 }
 
 /**
