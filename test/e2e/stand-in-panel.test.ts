@@ -74,6 +74,18 @@ async function pictures(name: string, top?: string): Promise<void> {
 
 const runtimeGot = (type: string, requestId: string) => demo.runtime.events.some((e) => e.type === type && (e.payload as { requestId?: string } | null)?.requestId === requestId);
 
+/**
+ * The banner is the panel's word; the page's hooks have a takeover or a give-back once each
+ * frame answered the new rule set (the Faults view counts them). Waits for that, then goes
+ * back to the view it was on.
+ */
+async function seatInPlace(back: string): Promise<void> {
+  const frames = page.frames().filter((f) => f.url().startsWith('http')).length;
+  await panel.getByRole('tab', { name: 'Faults' }).click();
+  await panel.waitForFunction((n) => Number(document.querySelector('[data-testid=faults-applied]')?.getAttribute('data-frames') ?? 0) >= n, frames, { timeout: SLOW_MS });
+  await panel.getByRole('tab', { name: back }).click();
+}
+
 describe('stand-in runtime in the panel', () => {
   before(async () => {
     demo = await startDemoServer();
@@ -98,6 +110,7 @@ describe('stand-in runtime in the panel', () => {
     await panel.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => /^Take over socket\.io:/.test(b.getAttribute('aria-label') ?? '') && !b.disabled), undefined, { timeout: SLOW_MS });
     await takeOver.click();
     assert.match(await panel.getByTestId('stand-in-banner').innerText(), /Stand-in runtime: the app's runtime is held back from socket\.io/);
+    await seatInPlace('Runtime');
     // The banner stays in another view, as the Faults banner does.
     await panel.getByRole('tab', { name: 'Surfaces' }).click();
     await panel.getByTestId('stand-in-banner').waitFor();
@@ -126,6 +139,7 @@ describe('stand-in runtime in the panel', () => {
     // Give back: the runtime's requests reach the page again (the positive witness for the timeout above).
     await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
     await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
+    await seatInPlace('Runtime');
     const back = await demo.runtime.request(client, { surfaceId: 'catalog', actionId: 'search', params: { query: 'given back' }, timeoutMs: 15_000 });
     assert.equal(back.success, true);
   });
@@ -179,6 +193,7 @@ describe('stand-in runtime in the panel', () => {
     assert.equal(held.error?.code, 'TIMEOUT', "the app's runtime is held back on the new connection");
     await panel.getByRole('button', { name: /^Give back socket\.io:/ }).click();
     await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
+    await seatInPlace('Runtime');
     client = client2;
   });
 
@@ -234,6 +249,7 @@ describe('stand-in runtime in the panel', () => {
 
     await panel.getByRole('button', { name: /^Give back postmessage:/ }).click();
     await panel.getByTestId('stand-in-banner').waitFor({ state: 'detached' });
+    await seatInPlace('Runtime');
     assert.equal((await hostFrame('SAVE10')).success, true, 'given back, the runtime is answered again');
   });
 
