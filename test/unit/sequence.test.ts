@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { withCart, makeClient, Traffic, T0, cartSurface } from './session-helpers.ts';
 import { buildSequence, FLAG, type Span } from '../../src/session/sequence/spans.ts';
 import { SpanIndex } from '../../src/session/sequence/span-index.ts';
-import { latencyTable, nearestRank } from '../../src/session/sequence/latency.ts';
+import { latencyTable, LatencyBook, nearestRank, windowLatency } from '../../src/session/sequence/latency.ts';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 
 function layout(...tracks: Traffic[]) {
@@ -242,6 +242,32 @@ test('a window walked by chunks: whole chunks inside it count and mark as their 
       const one: Span[] = [];
       index.walk(from, to, () => false, (s) => void one.push(s));
       assert.deepEqual(one, want);
+    }),
+  );
+});
+
+test('latency: kept span by span and over a brushed range, as the table over a scan of the spans', () => {
+  const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 500 }), fc.nat(2), fc.nat(3), fc.boolean()), { maxLength: 300 });
+  fc.assert(
+    fc.property(arb, fc.array(fc.nat(), { maxLength: 100 }), fc.integer({ min: -50, max: 2_100 }), fc.integer({ min: 0, max: 2_500 }), (raw, removals, from, width) => {
+      // Outcome 3 is in flight (no result); 2 failed; lane 0 is the runtime's turn, never counted.
+      const spans = raw.map(([start, d, action, outcome, runtime], i) => {
+        const s = { start, end: start + d, lane: runtime ? 0 : 1, row: 0, client: 'c', requestId: `r${String(i).padStart(4, '0')}`, surfaceId: 's', actionId: `a${action}`, flags: outcome === 3 ? FLAG.open : 0, durations: outcome === 3 ? {} : { result: d } } as Span;
+        if (outcome === 2) s.code = 'CONFLICT';
+        return s;
+      });
+      const book = new LatencyBook();
+      const index = new SpanIndex();
+      for (const s of spans) book.add(s), index.insert(s);
+      const gone = new Set<Span>();
+      for (const k of removals) {
+        const s = spans[k % Math.max(1, spans.length)];
+        if (s && !gone.has(s)) book.remove(s), index.remove(s), gone.add(s);
+      }
+      const kept = spans.filter((s) => !gone.has(s));
+      assert.deepEqual(book.rows(), latencyTable(kept));
+      const to = from + width;
+      assert.deepEqual(windowLatency(index, from, to), latencyTable(kept.filter((s) => s.start >= from && s.start <= to)));
     }),
   );
 });
