@@ -111,27 +111,28 @@ try {
   /** Runs `act`, waits for the step's draw, returns its input-to-drawn time and the spans the draw read. */
   const builds = () => canvas.evaluate((el) => Number((el as HTMLElement).dataset.builds ?? 0));
   const builds0 = await builds();
-  const step = async (act: () => Promise<void>): Promise<{ ms: number; spans: number }> => {
+  const step = async (act: () => Promise<void>): Promise<{ ms: number; spans: number; drawMs: number }> => {
     const before = await stepCount();
     await act();
     await p.waitForFunction((n) => Number((document.querySelector('.sequence canvas') as HTMLElement).dataset.steps ?? 0) > n, before, { timeout: 30_000 });
-    return canvas.evaluate((el) => ({ ms: Number((el as HTMLElement).dataset.stepMs), spans: Number((el as HTMLElement).dataset.spansDrawn) }));
+    return canvas.evaluate((el) => ({ ms: Number((el as HTMLElement).dataset.stepMs), spans: Number((el as HTMLElement).dataset.spansDrawn), drawMs: Number((el as HTMLElement).dataset.drawMs) }));
   };
-  const summary = (xs: Array<{ ms: number; spans: number }>, loads: number[]) => {
+  const summary = (xs: Array<{ ms: number; spans: number; drawMs: number }>, loads: number[]) => {
     const ms = xs.map((x) => x.ms).sort((a, b) => a - b);
-    return { steps: ms.length, p50Ms: round(ms[Math.ceil(ms.length / 2) - 1]!), p95Ms: round(ms[Math.ceil(ms.length * 0.95) - 1]!), maxMs: round(ms[ms.length - 1]!), spansDrawnMax: Math.max(...xs.map((x) => x.spans)), load: [Math.min(...loads), Math.max(...loads)] };
+    const draw = xs.map((x) => x.drawMs).sort((a, b) => a - b);
+    return { drawP50Ms: round(draw[Math.ceil(draw.length / 2) - 1]!), drawMaxMs: round(draw[draw.length - 1]!), steps: ms.length, p50Ms: round(ms[Math.ceil(ms.length / 2) - 1]!), p95Ms: round(ms[Math.ceil(ms.length * 0.95) - 1]!), maxMs: round(ms[ms.length - 1]!), spansDrawnMax: Math.max(...xs.map((x) => x.spans)), load: [Math.min(...loads), Math.max(...loads)] };
   };
   const loads: Record<string, number[]> = { zoomKeys: [], zoomWheel: [], pan: [], brush: [] };
   await canvas.focus();
   // Zoom in from the whole session to a few requests, and back out.
-  const zoomSteps: Array<{ ms: number; spans: number }> = [];
+  const zoomSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
   for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('+'))), loads.zoomKeys!.push(load());
   for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('-'))), loads.zoomKeys!.push(load());
   const box = (await canvas.boundingBox())!;
-  const wheelSteps: Array<{ ms: number; spans: number }> = [];
+  const wheelSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
   await p.mouse.move(box.x + box.width / 2, box.y + 20);
   for (let k = 0; k < STEPS; k++) wheelSteps.push(await step(() => p.mouse.wheel(0, k < STEPS / 2 ? -240 : 240))), loads.zoomWheel!.push(load());
-  const panSteps: Array<{ ms: number; spans: number }> = [];
+  const panSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
   await canvas.focus();
   await p.keyboard.press('+');
   await p.keyboard.press('+');
@@ -139,7 +140,7 @@ try {
   await p.keyboard.press('0');
   /** Layouts built while zooming and panning: 0 means every step was the window alone. (The brush goes to the Timeline and back, which mounts the view again.) */
   const rebuilt = (await builds()) - builds0;
-  const brushSteps: Array<{ ms: number; spans: number }> = [];
+  const brushSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
   const listed: number[] = [];
   for (let k = 0; k < 5; k++) {
     const x0 = box.x + box.width * (0.1 + k * 0.15);

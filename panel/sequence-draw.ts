@@ -7,7 +7,7 @@
  * line are DOM text (panel/views/sequence.tsx).
  */
 import { FLAG, type Lane, type Span } from '../src/session/sequence/spans.ts';
-import type { SpanIndex } from '../src/session/sequence/span-index.ts';
+import { runsAt, WIDE, type SpanIndex } from '../src/session/sequence/span-index.ts';
 
 export interface Viewport {
   from: number;
@@ -105,34 +105,40 @@ export function drawSequence(
     if (r) flush(r);
     pending.set(key, { x0, x1, y: rowTop(lanes, lane, row), color });
   };
+  const one = (s: Span) => {
+    spans++;
+    const x0 = Math.max(-1, x(s.start));
+    const x1 = Math.min(width + 1, Math.max(x(s.end), x0 + 1));
+    const color = colorOf(s, p);
+    if (s.flags & (FLAG.fault | FLAG.refusal | FLAG.resend | FLAG.finding | FLAG.failed)) marks.push(s);
+    if (x1 - x0 > WIDE) {
+      // Wide enough to read: drawn now, with the moments inside (receipt, interim, result) as ticks.
+      const key = s.lane * 64 + s.row;
+      const r = pending.get(key);
+      if (r) flush(r), pending.delete(key);
+      const y = rowTop(lanes, s.lane, s.row);
+      flush({ x0, x1, y, color });
+      ctx.fillStyle = p.tick;
+      for (const t of [s.receiptAt, s.interimAt, s.resultAt]) if (t !== undefined && t > s.start && t < s.end) ctx.fillRect(Math.round(x(t)), y + 2, 1, ROW_H - 4);
+    } else put(s.lane, s.row, color, s.start, s.end);
+  };
+  // The resolution of the runs: the coarsest power of two of milliseconds under a pixel.
+  const level = Math.floor(Math.log2(Math.max(1e-3, 1 / scale)));
   index.walk(
     view.from,
     view.to,
     (c) => {
-      // A chunk whose longest span is under a few pixels draws as its runs: the same rectangles, a few per row instead of a call per span.
-      if (c.longest * scale > 12) return false;
-      spans += c.runs.length;
-      for (const r of c.runs) put(r.lane, r.row, classColor[r.cls]!, r.start, r.end);
-      for (const s of c.marked) marks.push(s);
+      // Zoomed out far enough that a chunk's spans are mostly under a pixel: its runs, and its long spans one by one.
+      if (c.size < 16 || level < 0) return false;
+      const at = runsAt(c, level);
+      if (at.runs.length + at.wide.length > c.size / 2) return false;
+      spans += at.runs.length;
+      for (const r of at.runs) put(r.lane, r.row, classColor[r.cls]!, r.start, r.end);
+      for (const s of c.marked) if (s.end - s.start <= WIDE * 2 ** level) marks.push(s);
+      for (const s of at.wide) one(s);
       return true;
     },
-    (s) => {
-      spans++;
-      const x0 = Math.max(-1, x(s.start));
-      const x1 = Math.min(width + 1, Math.max(x(s.end), x0 + 1));
-      const key = s.lane * 64 + s.row;
-      const color = colorOf(s, p);
-      if (s.flags & (FLAG.fault | FLAG.refusal | FLAG.resend | FLAG.finding | FLAG.failed)) marks.push(s);
-      if (x1 - x0 > 12) {
-        // Wide enough to read: drawn now, with the moments inside (receipt, interim, result) as ticks.
-        const r = pending.get(key);
-        if (r) flush(r), pending.delete(key);
-        const y = rowTop(lanes, s.lane, s.row);
-        flush({ x0, x1, y, color });
-        ctx.fillStyle = p.tick;
-        for (const t of [s.receiptAt, s.interimAt, s.resultAt]) if (t !== undefined && t > s.start && t < s.end) ctx.fillRect(Math.round(x(t)), y + 2, 1, ROW_H - 4);
-      } else put(s.lane, s.row, color, s.start, s.end);
-    },
+    one,
   );
   for (const r of pending.values()) flush(r);
   drawMarks(ctx, marks, x, lanes, p, width);

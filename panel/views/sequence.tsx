@@ -73,7 +73,8 @@ function useLayout(store: PanelStore): Built {
     builds++;
     prev = ref.current = { live: seq, version: 1, revision: model.revision, recorder, model, told: events.length + recorder.evicted, at: performance.now(), tickMs: performance.now() - t0, ticks: 0, relaid: seq.stats.lastRelaid };
   }
-  const stale = prev.revision !== model.revision || live;
+  // Live, spans in flight run on with the clock even when nothing arrives.
+  const stale = prev.revision !== model.revision || (live && prev.live.index.inFlight.length > 0);
   const due = performance.now() - prev.at >= UPDATE_MS;
   if (stale && due) {
     const t0 = performance.now();
@@ -194,7 +195,9 @@ export function Sequence() {
     const ctx = c.getContext('2d');
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const d0 = performance.now();
     const drawn = drawSequence(ctx, index, view, width, lanes, palette(c), selected);
+    c.dataset.drawMs = (performance.now() - d0).toFixed(2);
     c.dataset.spansDrawn = String(drawn.spans);
     c.dataset.builds = String(builds);
     c.dataset.tickMs = built.tickMs.toFixed(2);

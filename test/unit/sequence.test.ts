@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { withCart, makeClient, Traffic, T0, cartSurface } from './session-helpers.ts';
 import { buildSequence, FLAG, type Span } from '../../src/session/sequence/spans.ts';
-import { SpanIndex } from '../../src/session/sequence/span-index.ts';
+import { runsAt, SpanIndex } from '../../src/session/sequence/span-index.ts';
 import { latencyTable, LatencyBook, nearestRank, windowLatency } from '../../src/session/sequence/latency.ts';
 import type { WireEvent } from '../../src/session/wire/wire.ts';
 
@@ -204,7 +204,7 @@ test('the span index answers a window as a scan of every span would, after inser
 test('a window walked by chunks: whole chunks inside it count and mark as their spans do, and their runs cover what their spans cover', () => {
   const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 300 }), fc.nat(2), fc.nat(2), fc.constantFrom(0, FLAG.failed, FLAG.fault, FLAG.resend, FLAG.open)), { maxLength: 600 });
   fc.assert(
-    fc.property(arb, fc.integer({ min: -100, max: 5_500 }), fc.integer({ min: 0, max: 6_000 }), (raw, from, width) => {
+    fc.property(arb, fc.integer({ min: -100, max: 5_500 }), fc.integer({ min: 0, max: 6_000 }), fc.integer({ min: 0, max: 6 }), (raw, from, width, level) => {
       const spans = raw.map(([start, len, lane, row, flags], i) => ({ start, end: flags & FLAG.open ? 9_000 : start + len, lane, row, client: 'c', requestId: `r${String(i).padStart(4, '0')}`, flags }) as Span);
       const index = new SpanIndex();
       for (const s of spans) index.insert(s);
@@ -221,11 +221,24 @@ test('a window walked by chunks: whole chunks inside it count and mark as their 
           // The chunk's spans, found by a scan of all: those starting within its first and last start.
           const mine = spans.filter((s) => !(s.flags & FLAG.open) && s.start >= c.firstStart && s.start <= c.lastStart);
           assert.ok(mine.length >= c.size);
-          // Every span lies within a run of its lane, row and colour; every run starts and ends at one of those spans.
+          // At a resolution of 2^level ms: every short span lies within a run of its lane, row and colour, every long one
+          // is kept apart, every run starts and ends at one of those spans, and two runs of a row and colour are further apart than the resolution.
+          const gap = 2 ** level;
+          const { runs, wide } = runsAt(c, level);
           const cls = (s: Span) => (s.flags & FLAG.failed ? 1 : s.flags & FLAG.fault ? 2 : 0);
           // Spans strictly inside the chunk's starts are its own (at its edges a neighbour may share a start).
-          for (const s of mine.filter((x) => x.start > c.firstStart && x.start < c.lastStart)) assert.ok(c.runs.some((r) => r.lane === s.lane && r.row === s.row && r.cls === cls(s) && r.start <= s.start && s.end <= r.end), 'a span lies within a run');
-          for (const r of c.runs) {
+          for (const s of mine.filter((x) => x.start > c.firstStart && x.start < c.lastStart)) {
+            if (s.end - s.start > 12 * gap) assert.ok(wide.includes(s), 'a long span kept apart');
+            else assert.ok(runs.some((r) => r.lane === s.lane && r.row === s.row && r.cls === cls(s) && r.start <= s.start && s.end <= r.end), 'a span lies within a run');
+          }
+          const lastOf = new Map<string, (typeof runs)[number]>();
+          for (const r of runs) {
+            const k = `${r.lane}/${r.row}/${r.cls}`;
+            const before = lastOf.get(k);
+            if (before) assert.ok(r.start > before.end + gap, 'consecutive runs of a row and colour lie further apart than the resolution');
+            lastOf.set(k, r);
+          }
+          for (const r of runs) {
             assert.ok(mine.some((s) => s.lane === r.lane && s.row === r.row && cls(s) === r.cls && s.start === r.start));
             assert.ok(mine.some((s) => s.lane === r.lane && s.row === r.row && cls(s) === r.cls && s.end === r.end));
           }

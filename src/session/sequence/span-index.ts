@@ -36,7 +36,7 @@ export function classOf(s: Span): SpanClass {
   return s.flags & (FLAG.failed | FLAG.refusal) ? SpanClass.failed : s.flags & FLAG.fault ? SpanClass.fault : SpanClass.done;
 }
 
-/** A run: spans of one lane, row and colour that overlap or touch, as one stretch of time. */
+/** A run: spans of one lane, row and colour that overlap or lie closer than a pixel, as one stretch of time. */
 export interface Run {
   lane: number;
   row: number;
@@ -46,10 +46,8 @@ export interface Run {
 }
 
 /**
- * A chunk seen from afar: its spans as runs (a row of a zoomed-out view is
- * a few stretches, not a span each), the spans carrying a mark, and the
- * longest span (a view where that is wider than a few pixels draws the
- * spans one by one instead).
+ * A chunk seen from afar: its size and marked spans (what the view counts
+ * and lists), and its spans as runs at a resolution (`runsAt`).
  */
 export interface ChunkSummary {
   size: number;
@@ -57,25 +55,58 @@ export interface ChunkSummary {
   lastStart: number;
   end: number;
   longest: number;
-  runs: Run[];
   marked: Span[];
+  /** Its spans, in order (read by `runsAt` once per resolution). */
+  spans: readonly Span[];
+  levels: Map<number, RunLevel>;
+}
+
+/** A chunk's spans at a resolution of `2^level` ms: runs of the short ones, and the long ones apart. */
+export interface RunLevel {
+  runs: Run[];
+  /** Spans longer than WIDE · 2^level: a view at this resolution may draw them wide enough to read, one by one. */
+  wide: Span[];
 }
 
 /** Flags that put a mark above a span. */
 export const MARKS = FLAG.fault | FLAG.refusal | FLAG.resend | FLAG.finding | FLAG.failed;
 
+/** A span wider than this many pixels is drawn on its own, with its moments as ticks (panel/sequence-draw.ts). */
+export const WIDE = 12;
+
 function summarize(c: Chunk): ChunkSummary {
-  const runs: Run[] = [];
   const marked: Span[] = [];
-  const open = new Map<number, Run>();
   let longest = 0;
   for (const s of c.spans) {
     if (s.end - s.start > longest) longest = s.end - s.start;
     if (s.flags & MARKS) marked.push(s);
+  }
+  return { size: c.spans.length, firstStart: c.spans[0]!.start, lastStart: c.spans[c.spans.length - 1]!.start, end: c.end, longest, marked, spans: c.spans, levels: new Map() };
+}
+
+/**
+ * The chunk's runs for a view where a pixel is at least `2^level` ms: spans
+ * of a lane, row and colour that overlap or lie within `2^level` ms of each
+ * other (under a pixel: drawing them one by one merges them too) as one
+ * stretch; spans that could be wider than WIDE pixels at that resolution
+ * kept apart, to be drawn on their own. Made once per resolution and chunk.
+ */
+export function runsAt(c: ChunkSummary, level: number): RunLevel {
+  let got = c.levels.get(level);
+  if (got) return got;
+  const gap = 2 ** level;
+  const runs: Run[] = [];
+  const wide: Span[] = [];
+  const open = new Map<number, Run>();
+  for (const s of c.spans) {
+    if (s.end - s.start > WIDE * gap) {
+      wide.push(s);
+      continue;
+    }
     const cls = classOf(s);
     const key = (s.lane * 64 + s.row) * 4 + cls;
     const r = open.get(key);
-    if (r && s.start <= r.end) {
+    if (r && s.start <= r.end + gap) {
       if (s.end > r.end) r.end = s.end;
     } else {
       const run = { lane: s.lane, row: s.row, cls, start: s.start, end: s.end };
@@ -83,7 +114,8 @@ function summarize(c: Chunk): ChunkSummary {
       open.set(key, run);
     }
   }
-  return { size: c.spans.length, firstStart: c.spans[0]!.start, lastStart: c.spans[c.spans.length - 1]!.start, end: c.end, longest, runs, marked };
+  c.levels.set(level, (got = { runs, wide }));
+  return got;
 }
 
 const isOpen = (s: Span) => (s.flags & FLAG.open) !== 0;
