@@ -21,6 +21,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
+import { buildId, withRun } from './run-history.ts';
 import { CHROMIUM_FLAGS, chromiumPath, launch, openDevtoolsPanel, openPanelPage, tabIdOf, type Browser } from '../test/support/browser.ts';
 import { startFixtureServer } from '../test/support/fixture-server.ts';
 
@@ -182,10 +183,13 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 
 /** Pairs measured side by side: the extension's cost with its panel as a page, and with real DevTools open on both sides. */
 const loadBefore = loadavg();
+// After the launches: a stale dist/ is rebuilt by the first one.
+let build = '';
 const without = await withProfile(() => open('without the extension', false, false));
 const PAIRS: Array<readonly [string, Side, Side]> = [['panel page', await withProfile(() => open('with the panel page', true, false)), without]];
 if (BASELINE) PAIRS.push(['baseline build, panel page', await withProfile(() => openBuild('the baseline build with its panel page', BASELINE)), without]);
 if (!PANEL_ONLY) PAIRS.push(['real DevTools', await withProfile(() => open('with DevTools on the OUI panel', true, true)), await withProfile(() => open('DevTools open, without the extension', false, true))]);
+build = buildId();
 const sides = [...new Set(PAIRS.flatMap(([, w, wo]) => [w, wo]))];
 const series = new Map<string, { ratios: number[]; stalls: number[]; cpuRatios: number[]; threadRatios: number[]; raw: unknown[] }>(
   PAIRS.map(([name]) => [name, { ratios: [], stalls: [], cpuRatios: [], threadRatios: [], raw: [] }]),
@@ -244,4 +248,11 @@ for (const [name] of PAIRS) {
   results[name] = r;
   console.log(`${FRAMES} inbound frames, ${name}: x${r.wallRatio.median} [${r.wallRatio.quartiles.join('..')}], longest stall ${r.stallDeltaMs.median >= 0 ? '+' : ''}${r.stallDeltaMs.median} ms [${r.stallDeltaMs.quartiles.join('..')}], page main thread's CPU x${r.pageThreadRatio.median} [${r.pageThreadRatio.quartiles.join('..')}]${r.cpuRatio ? `, browser CPU x${r.cpuRatio.median} [${r.cpuRatio.quartiles.join('..')}]` : ''}`);
 }
-if (!BASELINE && !PANEL_ONLY) writeFileSync(new URL('./devtools-open-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+const file = new URL('./devtools-open-results.json', import.meta.url);
+const run: Record<string, unknown> = { date: results.date, rounds: ROUNDS, loadavg: results.loadavg };
+for (const [name] of PAIRS) {
+  const r = results[name] as Record<string, { median: number } | undefined>;
+  run[name] = { wallRatio: r.wallRatio?.median, stallDeltaMs: r.stallDeltaMs?.median, pageThreadRatio: r.pageThreadRatio?.median, cpuRatio: r.cpuRatio?.median };
+}
+results.runs = withRun(file, build, run);
+if (!BASELINE && !PANEL_ONLY) writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);

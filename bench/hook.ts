@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { launch, chromiumPath, CHROMIUM_FLAGS } from '../test/support/browser.ts';
 import { startFixtureServer } from '../test/support/fixture-server.ts';
+import { buildId, load, withRun } from './run-history.ts';
 
 const FRAMES = 20_000;
 const ROUNDS = Number(process.env.HOOK_BENCH_ROUNDS) || 15;
@@ -103,6 +104,7 @@ function quantile(xs: number[], q: number): number {
 }
 const median = (xs: number[]) => quantile(xs, 0.5);
 
+const loadBefore = load();
 const server = await startFixtureServer({ '/': page });
 /** Frames the server has received from pages: a measurement is over only once the server has all it was sent. */
 let received = 0;
@@ -290,4 +292,13 @@ results.overhead = overhead;
 results.overheadCpu = overheadCpu;
 results.overheadRendererCpu = overheadProcessCpu;
 if (BASELINE) results.baselineBuild = BASELINE;
-if (!ONLY) writeFileSync(new URL('./hook-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+results.loadavg = { before: loadBefore, after: load() };
+const file = new URL('./hook-results.json', import.meta.url);
+const run: Record<string, unknown> = { date: results.date, rounds: ROUNDS, loadavg: results.loadavg };
+for (const k of NAMES) {
+  const o = overhead[k] as Record<string, number | null>;
+  const c = overheadCpu[k] as Record<string, number | null>;
+  run[k] = { hookUs: o.hookUsPerItem, tapUs: o.tapUsPerItem, hookOverTap: o.hookOverTap, cpuHookUs: c.hookUsPerItem, cpuTapUs: c.tapUsPerItem, cpuHookOverTap: c.hookOverTap };
+}
+results.runs = withRun(file, buildId(), run);
+if (!ONLY) writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);

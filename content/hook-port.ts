@@ -104,5 +104,18 @@ export function connectBridge(buffer: CaptureBuffer, onCommand?: CommandHandler,
       // A command we cannot follow changes nothing in the page.
     }
   };
+  // Live items wait for the page's idle time (outbox.ts): a page that goes away sends what still waits first.
+  natives.listen(
+    window,
+    'pagehide',
+    () => {
+      try {
+        buffer.flushNow();
+      } catch {
+        // Never into the app.
+      }
+    },
+    true,
+  );
   natives.postMessage({ [HOOK_PORT_MARKER]: buffer.hook }, '*', [channel.port2]);
 }
