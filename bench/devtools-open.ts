@@ -17,7 +17,7 @@
  * extension, to compare two builds under the same load; DEVTOOLS_BENCH_PANEL_ONLY=1
  * leaves out the real DevTools pair. Either writes no results file.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
@@ -60,56 +60,7 @@ server.onConnection((ws) => {
     }
   });
 });
-/**
- * CPU time, by browser: every process of a Chromium carries its profile's
- * --user-data-dir, so /proc tells each browser's CPU (all its processes: the
- * page's renderer, the extension's, the browser's own IPC), which the load of
- * the machine does not inflate as it does wall time. Linux only; elsewhere
- * the figures are left out.
- */
-const TICK_MS = 10;
-function profileDirs(): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    try {
-      const m = /--user-data-dir=([^\0]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
-      if (m) out.set(m[1]!, [...(out.get(m[1]!) ?? []), Number(pid)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return out;
-}
-/** The CPU time (ms) of the live processes of the browser with this profile. */
-function cpuOf(dir: string | undefined): number {
-  if (!dir) return NaN;
-  let ticks = 0;
-  for (const pid of profileDirs().get(dir) ?? []) {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return ticks * TICK_MS;
-}
-/** Runs `launch` and returns what it opened with the profile directory of the browser it started. */
-async function withProfile<T extends { profile?: string }>(launchIt: () => Promise<T>): Promise<T> {
-  const before = new Set(profileDirs().keys());
-  const side = await launchIt();
-  side.profile = [...profileDirs().keys()].find((d) => !before.has(d));
-  return side;
-}
-
 interface Side {
-  profile?: string;
   name: string;
   b: Browser;
   app: Page;
@@ -185,29 +136,26 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 const loadBefore = loadavg();
 // After the launches: a stale dist/ is rebuilt by the first one.
 let build = '';
-const without = await withProfile(() => open('without the extension', false, false));
-const PAIRS: Array<readonly [string, Side, Side]> = [['panel page', await withProfile(() => open('with the panel page', true, false)), without]];
-if (BASELINE) PAIRS.push(['baseline build, panel page', await withProfile(() => openBuild('the baseline build with its panel page', BASELINE)), without]);
-if (!PANEL_ONLY) PAIRS.push(['real DevTools', await withProfile(() => open('with DevTools on the OUI panel', true, true)), await withProfile(() => open('DevTools open, without the extension', false, true))]);
+const without = await open('without the extension', false, false);
+const PAIRS: Array<readonly [string, Side, Side]> = [['panel page', await open('with the panel page', true, false), without]];
+if (BASELINE) PAIRS.push(['baseline build, panel page', await openBuild('the baseline build with its panel page', BASELINE), without]);
+if (!PANEL_ONLY) PAIRS.push(['real DevTools', await open('with DevTools on the OUI panel', true, true), await open('DevTools open, without the extension', false, true)]);
 build = buildId();
 const sides = [...new Set(PAIRS.flatMap(([, w, wo]) => [w, wo]))];
-const series = new Map<string, { ratios: number[]; stalls: number[]; cpuRatios: number[]; threadRatios: number[]; raw: unknown[] }>(
-  PAIRS.map(([name]) => [name, { ratios: [], stalls: [], cpuRatios: [], threadRatios: [], raw: [] }]),
+const series = new Map<string, { ratios: number[]; stalls: number[]; threadRatios: number[]; raw: unknown[] }>(
+  PAIRS.map(([name]) => [name, { ratios: [], stalls: [], threadRatios: [], raw: [] }]),
 );
 
 for (let round = 0; round <= ROUNDS; round++) {
   // Every side takes its burst in turn, in an order that rotates, so a burst of load elsewhere hits all alike.
-  const got = new Map<Side, { wall: number; stall: number; kept: number; cpu: number; thread: number }>();
+  const got = new Map<Side, { wall: number; stall: number; kept: number; thread: number }>();
   for (let j = 0; j < sides.length; j++) {
     const side = sides[(round + j) % sides.length]!;
     await side.app.bringToFront();
-    const cpu0 = cpuOf(side.profile);
     const thread0 = await threadTime(side.app);
     const r = await trigger(side.app);
     const thread = (await threadTime(side.app)) - thread0;
-    // Until the extension's part of the burst is done too: the panel has what the page got (its CPU lands after the page's last frame).
-    await new Promise((done) => setTimeout(done, 300));
-    got.set(side, { ...r, cpu: cpuOf(side.profile) - cpu0, thread });
+    got.set(side, { ...r, thread });
   }
   for (const [name, w, wo] of PAIRS) {
     const a = got.get(w)!;
@@ -217,9 +165,8 @@ for (let round = 0; round <= ROUNDS; round++) {
     const s = series.get(name)!;
     s.ratios.push(a.wall / z.wall);
     s.stalls.push(a.stall - z.stall);
-    if (a.cpu > 0 && z.cpu > 0) s.cpuRatios.push(a.cpu / z.cpu);
     if (a.thread > 0 && z.thread > 0) s.threadRatios.push(a.thread / z.thread);
-    s.raw.push({ with: { wall: +a.wall.toFixed(1), stall: +a.stall.toFixed(1), cpu: a.cpu, thread: +a.thread.toFixed(1) }, without: { wall: +z.wall.toFixed(1), stall: +z.stall.toFixed(1), cpu: z.cpu, thread: +z.thread.toFixed(1) } });
+    s.raw.push({ with: { wall: +a.wall.toFixed(1), stall: +a.stall.toFixed(1), thread: +a.thread.toFixed(1) }, without: { wall: +z.wall.toFixed(1), stall: +z.stall.toFixed(1), thread: +z.thread.toFixed(1) } });
   }
   if (round > 0) process.stderr.write(`round ${round}/${ROUNDS}\r`);
 }
@@ -244,15 +191,15 @@ const results: Record<string, unknown> = {
 };
 for (const [name] of PAIRS) {
   const s = series.get(name)!;
-  const r = { wallRatio: summary(s.ratios, 2), stallDeltaMs: summary(s.stalls, 1), pageThreadRatio: summary(s.threadRatios, 2), ...(s.cpuRatios.length ? { cpuRatio: summary(s.cpuRatios, 2) } : {}), raw: s.raw };
+  const r = { wallRatio: summary(s.ratios, 2), stallDeltaMs: summary(s.stalls, 1), pageThreadRatio: summary(s.threadRatios, 2), raw: s.raw };
   results[name] = r;
-  console.log(`${FRAMES} inbound frames, ${name}: x${r.wallRatio.median} [${r.wallRatio.quartiles.join('..')}], longest stall ${r.stallDeltaMs.median >= 0 ? '+' : ''}${r.stallDeltaMs.median} ms [${r.stallDeltaMs.quartiles.join('..')}], page main thread's CPU x${r.pageThreadRatio.median} [${r.pageThreadRatio.quartiles.join('..')}]${r.cpuRatio ? `, browser CPU x${r.cpuRatio.median} [${r.cpuRatio.quartiles.join('..')}]` : ''}`);
+  console.log(`${FRAMES} inbound frames, ${name}: x${r.wallRatio.median} [${r.wallRatio.quartiles.join('..')}], longest stall ${r.stallDeltaMs.median >= 0 ? '+' : ''}${r.stallDeltaMs.median} ms [${r.stallDeltaMs.quartiles.join('..')}], page main thread's CPU x${r.pageThreadRatio.median} [${r.pageThreadRatio.quartiles.join('..')}]`);
 }
 const file = new URL('./devtools-open-results.json', import.meta.url);
 const run: Record<string, unknown> = { date: results.date, rounds: ROUNDS, loadavg: results.loadavg };
 for (const [name] of PAIRS) {
   const r = results[name] as Record<string, { median: number } | undefined>;
-  run[name] = { wallRatio: r.wallRatio?.median, stallDeltaMs: r.stallDeltaMs?.median, pageThreadRatio: r.pageThreadRatio?.median, cpuRatio: r.cpuRatio?.median };
+  run[name] = { wallRatio: r.wallRatio?.median, stallDeltaMs: r.stallDeltaMs?.median, pageThreadRatio: r.pageThreadRatio?.median };
 }
 results.runs = withRun(file, build, run);
 if (!BASELINE && !PANEL_ONLY) writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
