@@ -27,6 +27,9 @@ export interface LiveFigures {
   relaidMax: number;
   rowsPlacedMax: number;
   spans: number;
+  /** In Node: the process's CPU time per tick (user and system), p50 and p95: what a tick asks of the machine, whatever its load. */
+  cpuP50Ms?: number;
+  cpuP95Ms?: number;
   /** Whole layouts the live one made (1: the first). */
   rebuilds: number;
   /** A whole layout, index and latency table at the end, median of 5. */
@@ -47,6 +50,8 @@ export function liveTicks(tickMs = 250, measureFrom = EVENTS * 0.8): LiveFigures
   const live = new LiveSequence(model, eventOf);
   live.update(events[0]!.t);
   const ms: number[] = [];
+  const cpu: number[] = [];
+  const cpuUsage = (globalThis as { process?: { cpuUsage(prev?: { user: number; system: number }): { user: number; system: number } } }).process?.cpuUsage;
   const sizes: number[] = [];
   let relaidMax = 0;
   let rowsPlacedMax = 0;
@@ -61,12 +66,15 @@ export function liveTicks(tickMs = 250, measureFrom = EVENTS * 0.8): LiveFigures
       model.apply(ev, byClient.get(ev.client)!);
     }
     model.tick(now);
+    const c0 = cpuUsage?.();
     const t0 = performance.now();
     for (let k = from; k < i; k++) live.touch(events[k]);
     live.update(now);
     const took = performance.now() - t0;
+    const c1 = c0 && cpuUsage?.(c0);
     if (i >= measureFrom) {
       ms.push(took);
+      if (c1) cpu.push((c1.user + c1.system) / 1000);
       sizes.push(i - from);
       relaidMax = Math.max(relaidMax, live.stats.lastRelaid);
       rowsPlacedMax = Math.max(rowsPlacedMax, live.stats.lastRowsPlaced);
@@ -82,6 +90,7 @@ export function liveTicks(tickMs = 250, measureFrom = EVENTS * 0.8): LiveFigures
     whole.push(performance.now() - t0);
   }
   ms.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   sizes.sort((a, b) => a - b);
   whole.sort((a, b) => a - b);
   return {
@@ -92,6 +101,7 @@ export function liveTicks(tickMs = 250, measureFrom = EVENTS * 0.8): LiveFigures
     p50Ms: round(nearestRank(ms, 50)),
     p95Ms: round(nearestRank(ms, 95)),
     maxMs: round(ms[ms.length - 1]!),
+    ...(cpu.length ? { cpuP50Ms: round(nearestRank(cpu, 50)), cpuP95Ms: round(nearestRank(cpu, 95)) } : {}),
     relaidMax,
     rowsPlacedMax,
     spans: live.index.size,

@@ -111,28 +111,35 @@ try {
   /** Runs `act`, waits for the step's draw, returns its input-to-drawn time and the spans the draw read. */
   const builds = () => canvas.evaluate((el) => Number((el as HTMLElement).dataset.builds ?? 0));
   const builds0 = await builds();
-  const step = async (act: () => Promise<void>): Promise<{ ms: number; spans: number; drawMs: number }> => {
+  // The panel's main-thread CPU time (CDP ThreadTime): what a step asks of the machine, whatever the load.
+  const cdp = await p.context().newCDPSession(p);
+  await cdp.send('Performance.enable');
+  const threadMs = async () => (((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN) * 1000;
+  const step = async (act: () => Promise<void>): Promise<{ ms: number; spans: number; drawMs: number; cpuMs: number }> => {
     const before = await stepCount();
+    const cpu0 = await threadMs();
     await act();
-    await p.waitForFunction((n) => Number((document.querySelector('.sequence canvas') as HTMLElement).dataset.steps ?? 0) > n, before, { timeout: 30_000 });
-    return canvas.evaluate((el) => ({ ms: Number((el as HTMLElement).dataset.stepMs), spans: Number((el as HTMLElement).dataset.spansDrawn), drawMs: Number((el as HTMLElement).dataset.drawMs) }));
+    await p.waitForFunction((n) => Number((document.querySelector('.sequence canvas') as HTMLElement).dataset.steps ?? 0) > n, before, { timeout: 30_000, polling: 5 });
+    const cpuMs = (await threadMs()) - cpu0;
+    return { cpuMs, ...(await canvas.evaluate((el) => ({ ms: Number((el as HTMLElement).dataset.stepMs), spans: Number((el as HTMLElement).dataset.spansDrawn), drawMs: Number((el as HTMLElement).dataset.drawMs) }))) };
   };
-  const summary = (xs: Array<{ ms: number; spans: number; drawMs: number }>, loads: number[]) => {
+  const summary = (xs: Array<{ ms: number; spans: number; drawMs: number; cpuMs: number }>, loads: number[]) => {
     const ms = xs.map((x) => x.ms).sort((a, b) => a - b);
     const draw = xs.map((x) => x.drawMs).sort((a, b) => a - b);
-    return { drawP50Ms: round(draw[Math.ceil(draw.length / 2) - 1]!), drawMaxMs: round(draw[draw.length - 1]!), steps: ms.length, p50Ms: round(ms[Math.ceil(ms.length / 2) - 1]!), p95Ms: round(ms[Math.ceil(ms.length * 0.95) - 1]!), maxMs: round(ms[ms.length - 1]!), spansDrawnMax: Math.max(...xs.map((x) => x.spans)), load: [Math.min(...loads), Math.max(...loads)] };
+    const cpu = xs.map((x) => x.cpuMs).sort((a, b) => a - b);
+    return { cpuP50Ms: round(cpu[Math.ceil(cpu.length / 2) - 1]!), cpuP95Ms: round(cpu[Math.ceil(cpu.length * 0.95) - 1]!), drawP50Ms: round(draw[Math.ceil(draw.length / 2) - 1]!), drawMaxMs: round(draw[draw.length - 1]!), steps: ms.length, p50Ms: round(ms[Math.ceil(ms.length / 2) - 1]!), p95Ms: round(ms[Math.ceil(ms.length * 0.95) - 1]!), maxMs: round(ms[ms.length - 1]!), spansDrawnMax: Math.max(...xs.map((x) => x.spans)), load: [Math.min(...loads), Math.max(...loads)] };
   };
   const loads: Record<string, number[]> = { zoomKeys: [], zoomWheel: [], pan: [], brush: [] };
   await canvas.focus();
   // Zoom in from the whole session to a few requests, and back out.
-  const zoomSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
+  const zoomSteps: Array<{ ms: number; spans: number; drawMs: number; cpuMs: number }> = [];
   for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('+'))), loads.zoomKeys!.push(load());
   for (let k = 0; k < STEPS; k++) zoomSteps.push(await step(() => p.keyboard.press('-'))), loads.zoomKeys!.push(load());
   const box = (await canvas.boundingBox())!;
-  const wheelSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
+  const wheelSteps: Array<{ ms: number; spans: number; drawMs: number; cpuMs: number }> = [];
   await p.mouse.move(box.x + box.width / 2, box.y + 20);
   for (let k = 0; k < STEPS; k++) wheelSteps.push(await step(() => p.mouse.wheel(0, k < STEPS / 2 ? -240 : 240))), loads.zoomWheel!.push(load());
-  const panSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
+  const panSteps: Array<{ ms: number; spans: number; drawMs: number; cpuMs: number }> = [];
   await canvas.focus();
   await p.keyboard.press('+');
   await p.keyboard.press('+');
@@ -140,7 +147,7 @@ try {
   await p.keyboard.press('0');
   /** Layouts built while zooming and panning: 0 means every step was the window alone. (The brush goes to the Timeline and back, which mounts the view again.) */
   const rebuilt = (await builds()) - builds0;
-  const brushSteps: Array<{ ms: number; spans: number; drawMs: number }> = [];
+  const brushSteps: Array<{ ms: number; spans: number; drawMs: number; cpuMs: number }> = [];
   const listed: number[] = [];
   for (let k = 0; k < 5; k++) {
     const x0 = box.x + box.width * (0.1 + k * 0.15);
