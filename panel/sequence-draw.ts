@@ -105,6 +105,10 @@ export function drawSequence(
     if (r) flush(r);
     pending.set(key, { x0, x1, y: rowTop(lanes, lane, row), color });
   };
+  // A moment inside a wide span, as a thin tick (no array per span: this runs for every wide span of a step).
+  const tick = (s: Span, t: number | undefined, y: number) => {
+    if (t !== undefined && t > s.start && t < s.end) ctx.fillRect(Math.round(x(t)), y + 2, 1, ROW_H - 4);
+  };
   const one = (s: Span) => {
     spans++;
     const x0 = Math.max(-1, x(s.start));
@@ -119,7 +123,9 @@ export function drawSequence(
       const y = rowTop(lanes, s.lane, s.row);
       flush({ x0, x1, y, color });
       ctx.fillStyle = p.tick;
-      for (const t of [s.receiptAt, s.interimAt, s.resultAt]) if (t !== undefined && t > s.start && t < s.end) ctx.fillRect(Math.round(x(t)), y + 2, 1, ROW_H - 4);
+      tick(s, s.receiptAt, y);
+      tick(s, s.interimAt, y);
+      tick(s, s.resultAt, y);
     } else put(s.lane, s.row, color, s.start, s.end);
   };
   // The resolution of the runs: the coarsest power of two of milliseconds under a pixel.
