@@ -67,6 +67,35 @@ else {
 }
 
 // ── the page hook ────────────────────────────────────────────────────────────
+/** ' (load average 3.1 before, 4.2 after; 2 cores)' from a results file's { before, after } load averages (1, 5, 15 minutes). */
+const loadText = (l) => (l?.before && l?.after ? ` (load average ${num(l.before[0], 1)} before, ${num(l.after[0], 1)} after, on 2 cores)` : '');
+const medianOf = (list) => {
+  const s = list.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return undefined;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const runLabel = (r) => `${r.date?.slice(0, 16).replace('T', ' ') ?? '–'} (load ${num(r.loadavg?.before?.[0], 1)} → ${num(r.loadavg?.after?.[0], 1)}, build ${r.build ?? '–'})`;
+/** The hook's ratios over the last runs (bench/run-history.ts), each and their median. */
+function runsOfHook(h) {
+  const runs = Array.isArray(h.runs) ? h.runs : [];
+  if (runs.length < 2) return [];
+  const head = ['run', ...Object.keys(SCENARIOS).map((k) => `${k}: wall (CPU)`)];
+  const cell = (x) => `${x?.hookOverTap != null ? ratio(x.hookOverTap) : '–'} (${x?.cpuHookOverTap != null ? ratio(x.cpuHookOverTap) : '–'})`;
+  const rows = runs.map((r) => [runLabel(r), ...Object.keys(SCENARIOS).map((k) => cell(r[k]))]);
+  rows.push([`**median of ${runs.length} runs**`, ...Object.keys(SCENARIOS).map((k) => `**${ratio(medianOf(runs.map((r) => r[k]?.hookOverTap)))}** (**${ratio(medianOf(runs.map((r) => r[k]?.cpuHookOverTap)))}**)`)]);
+  return [`Hook ÷ tap over the last ${runs.length} runs, per item, in wall time (and in main-thread CPU time):`, '', table(head, rows), ''];
+}
+/** The panel-open figures over the last runs, each and their median. */
+function runsOfOpen(o) {
+  const runs = Array.isArray(o.runs) ? o.runs : [];
+  if (runs.length < 2) return [''];
+  const head = ['run', ...OPEN_SETUPS.flatMap(([k]) => [`${k}: wall`, `${k}: stall`, `${k}: page CPU`])];
+  const cells = (x) => [x?.wallRatio != null ? ratio(x.wallRatio) : '–', x?.stallDeltaMs != null ? `${num(x.stallDeltaMs, 1)} ms` : '–', x?.pageThreadRatio != null ? ratio(x.pageThreadRatio) : '–'];
+  const rows = runs.map((r) => [runLabel(r), ...OPEN_SETUPS.flatMap(([k]) => cells(r[k]))]);
+  rows.push([`**median of ${runs.length} runs**`, ...OPEN_SETUPS.flatMap(([k]) => [`**${ratio(medianOf(runs.map((r) => r[k]?.wallRatio)))}**`, `**${num(medianOf(runs.map((r) => r[k]?.stallDeltaMs)), 1)} ms**`, `**${ratio(medianOf(runs.map((r) => r[k]?.pageThreadRatio)))}**`])]);
+  return ['', `Over the last ${runs.length} runs (medians of each run's rounds, with ÷ without):`, '', table(head, rows), ''];
+}
 const SCENARIOS = {
   send: "the app's `ws.send` loop",
   receive: "a burst of inbound frames from the server to the app's listener",
@@ -79,14 +108,15 @@ say(
   '`bench/hook.ts` → `bench/hook-results.json`. Three Chromiums side by side: no tap, the',
   'cheapest honest tap (an init script that pushes a timestamp and the data into',
   'an array: the floor any capture costs), and the extension. Costs are paired',
-  'per round and the medians reported, with their quartiles.',
+  'per round and the medians reported, with their quartiles. No panel listens:',
+  'this is the capture alone (what a panel adds is the next section).',
 );
 const hook = load('hook-results.json');
 if (!hook) {
   say('');
   missing('hook-results.json');
 } else {
-  say('', `Run ${when(hook)}: ${num(hook.frames, 0)} items per scenario, ${num(hook.rounds, 0)} counted rounds.`, '');
+  say('', `Run ${when(hook)}: ${num(hook.frames, 0)} items per scenario, ${num(hook.rounds, 0)} counted rounds${loadText(hook.loadavg)}.`, '');
   const rows = [];
   for (const [k, label] of Object.entries(SCENARIOS)) {
     const o = hook.overhead?.[k];
@@ -98,6 +128,8 @@ if (!hook) {
     table(['scenario', 'hook, per item (wall)', 'quartiles', 'cheapest tap, per item', 'hook ÷ tap', 'hook, main-thread CPU'], rows),
     '',
     'A negative figure means the difference was lost in the noise of that run.',
+    '',
+    ...runsOfHook(hook),
     'Every scenario sends OUI traffic. A socket that never carries OUI (the',
     "common case on real sites: the hook's small shared ring) is not measured",
     'here; its memory is measured in `test/e2e/hook-memory.test.ts`.',
@@ -106,12 +138,17 @@ if (!hook) {
     "message when it arrives and reads the event's `ports`, where the tap keeps a reference;",
     "of a direct `sendResult` it copies the value at call time and records the",
     "acknowledgment. The tap's own cost moves by up to a factor of 2 from one run of",
-    'the bench to the next.',
+    "the bench to the next, and wall time per item by more on a loaded machine: the",
+    "main thread's CPU time per item is the steadier figure.",
     '',
   );
 }
 
 // ── panel open and live ──────────────────────────────────────────────────────
+const OPEN_SETUPS = [
+  ['real DevTools', 'real DevTools open on both sides (on the OUI panel, and without the extension)'],
+  ['panel page', 'the panel opened as a page, against no extension and no DevTools'],
+];
 say(
   '## What a page pays while the panel is open',
   '',
@@ -124,18 +161,33 @@ if (!open) {
   say('');
   missing('devtools-open-results.json');
 } else {
-  say('', `Run ${when(open)}: ${num(open.frames, 0)} frames, ${num(open.rounds, 0)} rounds. Goal: ${open.goal ?? '–'}.`, '');
+  say('', `Run ${when(open)}: ${num(open.frames, 0)} frames, ${num(open.rounds, 0)} rounds${loadText(open.loadavg)}. Goal: ${open.goal ?? '–'}.`, '');
   const rows = [];
-  for (const [k, label] of [['real DevTools', 'real DevTools open on both sides (on the OUI panel, and without the extension)'], ['panel page', 'the panel opened as a page, against no extension and no DevTools']]) {
+  for (const [k, label] of OPEN_SETUPS) {
     const r = open[k];
-    if (r) rows.push([label, `${ratio(r.wallRatio?.median)} (${quart(r.wallRatio?.quartiles)})`, `${num(r.stallDeltaMs?.median, 1)} ms (${quart(r.stallDeltaMs?.quartiles)})`]);
+    if (r) rows.push([label, `${ratio(r.wallRatio?.median)} (${quart(r.wallRatio?.quartiles)})`, `${num(r.stallDeltaMs?.median, 1)} ms (${quart(r.stallDeltaMs?.quartiles)})`, r.pageThreadRatio ? ratio(r.pageThreadRatio.median) : '–']);
   }
-  say(table(['set-up', 'wall time, with ÷ without', 'longest stall, with − without'], rows), '');
+  say(table(['set-up', 'wall time, with ÷ without', 'longest stall, with − without', "page's main thread, CPU, with ÷ without"], rows), '');
+  say(...runsOfOpen(open));
   say(
-    "Where the cost goes (found when the bench was written, not measured by each run):",
-    "mostly Chrome's extension messaging from the bridge, on the page's thread, about",
-    '40 µs per ~400-byte item, in proportion to the bytes. A JSON string per batch, a',
-    'slower flush and deflating the batches were each tried and gained nothing.',
+    "CPU: the page's main thread's CPU time during the burst (CDP ThreadTime: the app,",
+    "the hook and the bridge share that thread), with ÷ without. The machine's load moves",
+    'it far less than wall time.',
+    '',
+    "Where the cost went, and what was done (profiled with CDP's Profiler and these",
+    "CPU figures): Chrome's extension messaging from the bridge, on the page's thread,",
+    'in proportion to the bytes and worse per byte in large messages. Live delivery',
+    "now waits for the page's idle time (requestIdleCallback, at most 1 s), in slices",
+    'of 256 items (each its own task once the wait timed out), so a burst of traffic',
+    'is not slowed by its own relay; a page that goes away sends what still waits. The',
+    'hook writes each batch as one JSON string from its columns (no item objects, one',
+    "string to clone to the bridge) and the bridge parses it and posts objects: Chrome's",
+    'messaging took a long JSON string no faster than the objects in it.',
+    '',
+    'Against the build before these changes, side by side in one run of this bench',
+    '(`DEVTOOLS_BENCH_BASELINE`, the panel as a page, 5 rounds, load average 4.2 → 8.5',
+    'on 2 cores): wall ×1.31 against ×2.16, longest stall −16.5 ms against +83.3 ms,',
+    "the page's main thread's CPU ×1.31 against ×1.53 (not measured by each run).",
     '',
   );
 }
@@ -190,41 +242,26 @@ if (!asOf) {
 }
 
 // ── the sequence view ────────────────────────────────────────────────────────
-say('## The Sequence view', '', '`bench/sequence.ts` → `bench/sequence-results.json` (src/session/sequence, panel/views/sequence.tsx). The live layout tick by tick (src/session/sequence/live.ts, in Node and in a Chromium page); then each zoom, pan and brush step in the built panel in Chromium, from the input to the canvas drawn (the target: ≤ 50 ms a step). Beside each figure, the machine\'s 1-minute load average while it was taken (2 cores, shared): a figure taken at a load of 20 says more about the neighbours than about the code.');
+say('## The Sequence view', '', '`bench/sequence.ts` → `bench/sequence-results.json` (src/session/sequence, panel/views/sequence.tsx). The layout in Node; then each zoom, pan and brush step in the built panel in Chromium, from the input to the canvas drawn (the target: ≤ 50 ms a step).');
 const seq = load('sequence-results.json');
-let seqReadme;
 if (!seq) {
   say('');
   missing('sequence-results.json');
 } else {
   const l = seq.layout ?? {};
   const c = seq.chromium ?? {};
-  const loadOf = (x) => (Array.isArray(x) ? (x[0] === x[1] ? num(x[0], 1) : `${num(x[0], 1)} to ${num(x[1], 1)}`) : x === undefined ? '' : num(x, 1));
   say(
     '',
-    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client); the whole layout built at once in ${ms(l.buildMsMedian)}${l.buildCpuMsMedian !== undefined ? ` (${ms(l.buildCpuMsMedian)} of CPU)` : ''}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${us((l.windowQueryMsP50 ?? NaN) * 1000)}, max ${ms(l.windowQueryMsMax)}.`,
+    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients${Array.isArray(seq.loadAverage) ? ` (machine load average ${num(seq.loadAverage[0], 1)} on 2 cores)` : ''}. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client) built in ${ms(l.buildMsMedian)}${l.buildCpuMsMedian !== undefined ? ` (${ms(l.buildCpuMsMedian)} of CPU)` : ''}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${us((l.windowQueryMsP50 ?? NaN) * 1000)}, max ${ms(l.windowQueryMsMax)}.`,
     '',
   );
   const rows = [];
-  for (const [key, label] of [['liveChromium', 'live tick, Chromium page'], ['liveNode', 'live tick, Node']]) {
-    const r = seq[key];
-    if (r) rows.push([`${label} (${num(r.eventsPerTickMedian, 0)} events a tick, ${num(r.tickMs, 0)} ms apart)`, num(r.ticks, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), `${num(r.relaidMax, 0)} spans laid out, ${num(r.rowsPlacedMax, 0)} rows placed${r.cpuP50Ms !== undefined ? `; CPU p50 ${ms(r.cpuP50Ms)}, p95 ${ms(r.cpuP95Ms)}` : ''}`, loadOf(r.load)]);
-  }
   for (const [key, label] of [['zoomKeys', 'zoom, + and - keys'], ['zoomWheel', 'zoom, wheel'], ['pan', 'pan, Shift+arrows'], ['brush', 'brush (drag a range)']]) {
     const r = c[key];
-    if (r) rows.push([label, num(r.steps, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), `${num(r.spansDrawnMax, 0)} spans or runs read${r.drawP50Ms !== undefined ? `; drawing ${ms(r.drawP50Ms)} at the median, ${ms(r.drawMaxMs)} at most` : ''}${r.cpuP50Ms !== undefined ? `; main-thread CPU p50 ${ms(r.cpuP50Ms)}, p95 ${ms(r.cpuP95Ms)}` : ''}`, loadOf(r.load)]);
+    if (r) rows.push([label, num(r.steps, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), num(r.spansDrawnMax, 0)]);
   }
-  say(table(['Step (at 100,000 events)', 'Steps', 'p50', 'p95', 'Max', 'Work (max)', 'Load average'], rows), '');
-  const lc = seq.liveChromium ?? seq.liveNode;
-  if (lc) say(`The live layout's ticks are measured once the session passed 80,000 events; the whole layout over the same model (what every tick cost before the layout was live) takes ${ms(lc.wholeLayoutMs)}. The live layout ${lc.agrees ? 'agreed with' : 'DISAGREED with'} the whole one at the end (${num(lc.spans, 0)} spans), and laid the session out whole ${num(lc.rebuilds, 0)} time${lc.rebuilds === 1 ? '' : 's'} (the first).`, '');
+  say(table(['Step', 'Steps', 'p50', 'p95', 'Max', 'Spans read (max)'], rows), '');
   say(`A brushed range listed in the Timeline (view switch included): p50 ${ms(c.brushListedInTimelineMsP50)}, max ${ms(c.brushListedInTimelineMsMax)}.`, '');
-  say("The steps' main-thread CPU (CDP ThreadTime) runs from the input until the step's draw was seen: it takes in Playwright's polling and what the step sets off after the draw (a brush narrows the Timeline's list to the range), so it is larger than the step; unlike the wall clock, the machine's load barely moves it. The live layout's CPU per tick is the Node process's (the page has no CPU clock of its own).", '');
-  const steps = ['zoomKeys', 'zoomWheel', 'pan', 'brush'].map((k) => c[k]).filter(Boolean);
-  if (steps.length) {
-    const p95 = Math.max(...steps.map((r) => r.p95Ms));
-    const loads = steps.flatMap((r) => (Array.isArray(r.load) ? r.load : [])).filter((x) => typeof x === 'number');
-    seqReadme = `a Sequence zoom, pan or brush step at 100,000 events, input to canvas drawn in Chromium: ${ms(Math.min(...steps.map((r) => r.p50Ms)))} to ${ms(Math.max(...steps.map((r) => r.p50Ms)))} at the median, ${ms(p95)} at the 95th percentile${loads.length ? ` (load average ${loadOf([Math.min(...loads), Math.max(...loads)])} on 2 cores)` : ''}${lc ? `; a live tick ${ms(lc.p50Ms)} at the median, ${ms(lc.p95Ms)} at p95` : ''}`;
-  }
 }
 
 // ── the linter ───────────────────────────────────────────────────────────────
@@ -275,11 +312,3 @@ if (!conf) {
 
 writeFileSync(out, lines.join('\n').replace(/\n+$/, '\n'));
 console.log(`wrote ${out.pathname}`);
-
-// The README's line of Sequence figures, between its markers: from the same run, never by hand.
-if (seqReadme) {
-  const readme = new URL('README.md', root);
-  const text = readFileSync(readme, 'utf8');
-  const next = text.replace(/(<!-- bench:sequence -->)[\s\S]*?(<!-- \/bench:sequence -->)/, `$1${seqReadme}$2`);
-  if (next !== text) writeFileSync(readme, next), console.log(`wrote ${readme.pathname} (Sequence figures)`);
-}
