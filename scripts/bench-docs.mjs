@@ -242,26 +242,41 @@ if (!asOf) {
 }
 
 // ── the sequence view ────────────────────────────────────────────────────────
-say('## The Sequence view', '', '`bench/sequence.ts` → `bench/sequence-results.json` (src/session/sequence, panel/views/sequence.tsx). The layout in Node; then each zoom, pan and brush step in the built panel in Chromium, from the input to the canvas drawn (the target: ≤ 50 ms a step).');
+say('## The Sequence view', '', '`bench/sequence.ts` → `bench/sequence-results.json` (src/session/sequence, panel/views/sequence.tsx). The live layout tick by tick (src/session/sequence/live.ts, in Node and in a Chromium page); then each zoom, pan and brush step in the built panel in Chromium, from the input to the canvas drawn (the target: ≤ 50 ms a step). Beside each figure, the machine\'s 1-minute load average while it was taken (2 cores, shared): a figure taken at a load of 20 says more about the neighbours than about the code.');
 const seq = load('sequence-results.json');
+let seqReadme;
 if (!seq) {
   say('');
   missing('sequence-results.json');
 } else {
   const l = seq.layout ?? {};
   const c = seq.chromium ?? {};
+  const loadOf = (x) => (Array.isArray(x) ? (x[0] === x[1] ? num(x[0], 1) : `${num(x[0], 1)} to ${num(x[1], 1)}`) : x === undefined ? '' : num(x, 1));
   say(
     '',
-    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients${Array.isArray(seq.loadAverage) ? ` (machine load average ${num(seq.loadAverage[0], 1)} on 2 cores)` : ''}. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client) built in ${ms(l.buildMsMedian)}${l.buildCpuMsMedian !== undefined ? ` (${ms(l.buildCpuMsMedian)} of CPU)` : ''}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${us((l.windowQueryMsP50 ?? NaN) * 1000)}, max ${ms(l.windowQueryMsMax)}.`,
+    `Run ${when(seq)}, ${num(seq.events, 0)} events over 4 clients. Layout: ${num(l.spans, 0)} spans (the model keeps the newest requests of each client); the whole layout built at once in ${ms(l.buildMsMedian)}${l.buildCpuMsMedian !== undefined ? ` (${ms(l.buildCpuMsMedian)} of CPU)` : ''}, indexed in ${ms(l.indexMs)}, latency table ${ms(l.latencyTableMs)}; a window query p50 ${us((l.windowQueryMsP50 ?? NaN) * 1000)}, max ${ms(l.windowQueryMsMax)}.`,
     '',
   );
   const rows = [];
+  for (const [key, label] of [['liveChromium', 'live tick, Chromium page'], ['liveNode', 'live tick, Node']]) {
+    const r = seq[key];
+    if (r) rows.push([`${label} (${num(r.eventsPerTickMedian, 0)} events a tick, ${num(r.tickMs, 0)} ms apart)`, num(r.ticks, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), `${num(r.relaidMax, 0)} spans laid out, ${num(r.rowsPlacedMax, 0)} rows placed${r.cpuP50Ms !== undefined ? `; CPU p50 ${ms(r.cpuP50Ms)}, p95 ${ms(r.cpuP95Ms)}` : ''}`, loadOf(r.load)]);
+  }
   for (const [key, label] of [['zoomKeys', 'zoom, + and - keys'], ['zoomWheel', 'zoom, wheel'], ['pan', 'pan, Shift+arrows'], ['brush', 'brush (drag a range)']]) {
     const r = c[key];
-    if (r) rows.push([label, num(r.steps, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), num(r.spansDrawnMax, 0)]);
+    if (r) rows.push([label, num(r.steps, 0), ms(r.p50Ms), ms(r.p95Ms), ms(r.maxMs), `${num(r.spansDrawnMax, 0)} spans or runs read${r.drawP50Ms !== undefined ? `; drawing ${ms(r.drawP50Ms)} at the median, ${ms(r.drawMaxMs)} at most` : ''}${r.cpuP50Ms !== undefined ? `; main-thread CPU p50 ${ms(r.cpuP50Ms)}, p95 ${ms(r.cpuP95Ms)}` : ''}`, loadOf(r.load)]);
   }
-  say(table(['Step', 'Steps', 'p50', 'p95', 'Max', 'Spans read (max)'], rows), '');
+  say(table(['Step (at 100,000 events)', 'Steps', 'p50', 'p95', 'Max', 'Work (max)', 'Load average'], rows), '');
+  const lc = seq.liveChromium ?? seq.liveNode;
+  if (lc) say(`The live layout's ticks are measured once the session passed 80,000 events; the whole layout over the same model (what every tick cost before the layout was live) takes ${ms(lc.wholeLayoutMs)}. The live layout ${lc.agrees ? 'agreed with' : 'DISAGREED with'} the whole one at the end (${num(lc.spans, 0)} spans), and laid the session out whole ${num(lc.rebuilds, 0)} time${lc.rebuilds === 1 ? '' : 's'} (the first).`, '');
   say(`A brushed range listed in the Timeline (view switch included): p50 ${ms(c.brushListedInTimelineMsP50)}, max ${ms(c.brushListedInTimelineMsMax)}.`, '');
+  say("The steps' main-thread CPU (CDP ThreadTime) runs from the input until the step's draw was seen: it takes in Playwright's polling and what the step sets off after the draw (a brush narrows the Timeline's list to the range), so it is larger than the step; unlike the wall clock, the machine's load barely moves it. The live layout's CPU per tick is the Node process's (the page has no CPU clock of its own).", '');
+  const steps = ['zoomKeys', 'zoomWheel', 'pan', 'brush'].map((k) => c[k]).filter(Boolean);
+  if (steps.length) {
+    const p95 = Math.max(...steps.map((r) => r.p95Ms));
+    const loads = steps.flatMap((r) => (Array.isArray(r.load) ? r.load : [])).filter((x) => typeof x === 'number');
+    seqReadme = `a Sequence zoom, pan or brush step at 100,000 events, input to canvas drawn in Chromium: ${ms(Math.min(...steps.map((r) => r.p50Ms)))} to ${ms(Math.max(...steps.map((r) => r.p50Ms)))} at the median, ${ms(p95)} at the 95th percentile${loads.length ? ` (load average ${loadOf([Math.min(...loads), Math.max(...loads)])} on 2 cores)` : ''}${lc ? `; a live tick ${ms(lc.p50Ms)} at the median, ${ms(lc.p95Ms)} at p95` : ''}`;
+  }
 }
 
 // ── the linter ───────────────────────────────────────────────────────────────
@@ -312,3 +327,11 @@ if (!conf) {
 
 writeFileSync(out, lines.join('\n').replace(/\n+$/, '\n'));
 console.log(`wrote ${out.pathname}`);
+
+// The README's line of Sequence figures, between its markers: from the same run, never by hand.
+if (seqReadme) {
+  const readme = new URL('README.md', root);
+  const text = readFileSync(readme, 'utf8');
+  const next = text.replace(/(<!-- bench:sequence -->)[\s\S]*?(<!-- \/bench:sequence -->)/, `$1${seqReadme}$2`);
+  if (next !== text) writeFileSync(readme, next), console.log(`wrote ${readme.pathname} (Sequence figures)`);
+}
