@@ -287,19 +287,23 @@ const CASES: Case[] = [
       await pmSend({ requestId: next, surfaceId: 'coupon-widget', actionId: 'apply_coupon', params: { code: 'SAVE10' } });
       await untilPmAnswered(next);
       assert.deepEqual(await pmResults(first), [], 'the answer never reached the host page');
-      // §7.3.7: the host repeats under the same id until the widget answers again (its re-answer interval is the default 8 s).
+      // §7.3.7: the host repeats under the same id, once a second as a runtime's repeat timer would, until the widget
+      // answers again (its re-answer interval is the default 8 s: the repeats before it are ignored).
       let repeats = 0;
+      let last = 0;
       await until(
         async () => {
           if ((await pmResults(first)).length) return true;
-          repeats++;
-          await pmSend({ requestId: first, surfaceId: 'coupon-widget', actionId: 'remove_coupon', params: {} });
-          await new Promise((r) => setTimeout(r, 1000));
-          return (await pmResults(first)).length > 0;
+          if (Date.now() - last >= 1000) {
+            last = Date.now();
+            repeats++;
+            await pmSend({ requestId: first, surfaceId: 'coupon-widget', actionId: 'remove_coupon', params: {} });
+          }
+          return false;
         },
         'the widget re-answered a repeat',
         SLOW_MS,
-        20,
+        50,
       );
       assert.ok(repeats >= 1);
       const [res] = await pmResults(first);
