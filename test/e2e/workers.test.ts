@@ -452,7 +452,11 @@ describe('WebSockets in workers, in Firefox', () => {
 
   async function run(page: FirefoxPage, url: string, tag = 'classic'): Promise<Outcome> {
     await page.goto(url);
-    await waitIn(page, 'every worker done', (cond) => (0, eval)(cond) as boolean, finished(tag), 30_000);
+    await waitIn(page, 'every worker done', (cond) => (0, eval)(cond) as boolean, finished(tag), 30_000).catch(async (e) => {
+      // Which side stalled and where: each worker's messages and the page's errors so far.
+      const seen = await page.evaluate(() => JSON.stringify({ results: (window as unknown as Outcome).results, errors: (window as unknown as Outcome).errors })).catch(() => 'unreadable');
+      throw new Error(`${(e as Error).message} (${page.browser() === plain ? 'without' : 'with'} the extension): ${seen.slice(0, 4000)}`);
+    });
     return page.evaluate(() => {
       const w = window as unknown as Outcome;
       return { results: w.results, errors: w.errors, pageFingerprint: w.pageFingerprint };
