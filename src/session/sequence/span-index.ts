@@ -199,25 +199,7 @@ export class SpanIndex {
 
   /** Calls `fn` with each span overlapping [from, to], in order; `fn` returning false stops. */
   visit(from: number, to: number, fn: (span: Span) => boolean | void): void {
-    const chunks = this.chunks;
-    // Chunks [0, hi) start at or before `to`.
-    const hi = sortedIndex(chunks, to, (ch, x) => ch.spans[0]!.start <= x);
-    const open = this.open;
-    const openHi = sortedIndex(open, to, (s, x) => s.start <= x);
-    let o = 0;
-    for (let c = 0; c < hi; c++) {
-      const chunk = chunks[c]!;
-      if (chunk.end < from) continue;
-      const spans = chunk.spans;
-      for (let i = 0; i < spans.length; i++) {
-        const s = spans[i]!;
-        if (s.start > to) break;
-        // Open spans before this one go first: every open span overlaps any window after its start.
-        while (o < openHi && compareSpans(open[o]!, s) < 0) if (fn(open[o++]!) === false) return;
-        if (s.end >= from && fn(s) === false) return;
-      }
-    }
-    while (o < openHi) if (fn(open[o++]!) === false) return;
+    this.walk(from, to, () => false, fn);
   }
 
   /** Tells the index a settled span's row changed (the live layout moves rows in place): its chunk's summary is made again. */
@@ -231,10 +213,11 @@ export class SpanIndex {
   /**
    * Walks the window [from, to] as `visit` does, but hands a chunk lying
    * wholly inside it to `whole` as its summary; `whole` returning true takes
-   * it (its spans are not visited), false visits them one by one. A
+   * it (its spans are not visited), false visits them one by one; `fn`
+   * returning false stops, as in `visit`. A
    * zoomed-out step then costs a few runs per chunk, not a call per span.
    */
-  walk(from: number, to: number, whole: (c: ChunkSummary) => boolean, fn: (span: Span) => void): void {
+  walk(from: number, to: number, whole: (c: ChunkSummary) => boolean, fn: (span: Span) => boolean | void): void {
     const chunks = this.chunks;
     const hi = sortedIndex(chunks, to, (ch, x) => ch.spans[0]!.start <= x);
     const open = this.open;
@@ -245,17 +228,18 @@ export class SpanIndex {
       if (chunk.end < from) continue;
       const spans = chunk.spans;
       if (spans[0]!.start >= from && spans[spans.length - 1]!.start <= to) {
-        while (o < openHi && compareSpans(open[o]!, spans[0]!) < 0) fn(open[o++]!);
+        while (o < openHi && compareSpans(open[o]!, spans[0]!) < 0) if (fn(open[o++]!) === false) return;
         if (whole((chunk.summary ??= summarize(chunk)))) continue;
       }
       for (let i = 0; i < spans.length; i++) {
         const s = spans[i]!;
         if (s.start > to) break;
-        while (o < openHi && compareSpans(open[o]!, s) < 0) fn(open[o++]!);
-        if (s.end >= from) fn(s);
+        // Open spans before this one go first: every open span overlaps any window after its start.
+        while (o < openHi && compareSpans(open[o]!, s) < 0) if (fn(open[o++]!) === false) return;
+        if (s.end >= from && fn(s) === false) return;
       }
     }
-    while (o < openHi) fn(open[o++]!);
+    while (o < openHi) if (fn(open[o++]!) === false) return;
   }
 
   /** The spans overlapping [from, to], in order. */
